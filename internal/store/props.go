@@ -1,0 +1,80 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MapProps is a Props backed by a map, for tests and programmatic use.
+type MapProps map[string]string
+
+// Get implements Props.
+func (m MapProps) Get(key string) (string, bool) { v, ok := m[key]; return v, ok }
+
+// Where implements Props.
+func (m MapProps) Where(key string) string { return "options" }
+
+// String returns the trimmed value of key, or def when unset or empty.
+func String(p Props, key, def string) string {
+	if v, ok := p.Get(key); ok && strings.TrimSpace(v) != "" {
+		return strings.TrimSpace(v)
+	}
+	return def
+}
+
+// Int returns key as an integer, def when unset or empty, and an error
+// naming the key and its origin when malformed.
+func Int(p Props, key string, def int64) (int64, error) {
+	v := String(p, key, "")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s (%s): %q is not an integer", key, p.Where(key), v)
+	}
+	return n, nil
+}
+
+// Bool returns key as a boolean (true/false/1/0/yes/no/on/off), def when unset.
+func Bool(p Props, key string, def bool) (bool, error) {
+	v := strings.ToLower(String(p, key, ""))
+	switch v {
+	case "":
+		return def, nil
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s (%s): %q is not a boolean (expected true or false)", key, p.Where(key), v)
+}
+
+// Tables are the table (or collection) names, from the keys linktable,
+// counttable and nodetable, with the reference's defaults.
+type Tables struct {
+	Link, Count, Node string
+}
+
+// TableNames reads the table-name keys.
+func TableNames(p Props) Tables {
+	return Tables{
+		Link:  String(p, "linktable", "linktable"),
+		Count: String(p, "counttable", "counttable"),
+		Node:  String(p, "nodetable", "nodetable"),
+	}
+}
+
+// DatabaseName is the database (or schema) the reference would use: dbid
+// when set, else dbprefix followed by 0 (the first of dbcount databases),
+// else def.
+func DatabaseName(p Props, def string) string {
+	if v := String(p, "dbid", ""); v != "" {
+		return v
+	}
+	if v := String(p, "dbprefix", ""); v != "" {
+		return v + "0"
+	}
+	return def
+}

@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+
+	"github.com/linkbench/linkbench/internal/graph"
+)
+
+// Store is the set of operations of SPEC section 2.
+//
+// A Store is safe for concurrent use by many goroutines: the runner opens
+// one per process and shares it between all loaders and requesters. Link
+// writes are atomic and isolated per (id1, link_type) so that after any mix
+// of concurrent operations every count row equals the number of visible
+// links. Errors are wrapped with the kinds of package graph (transient,
+// connection, schema); the caller decides whether to retry.
+type Store interface {
+	// AddLink inserts l, or overwrites visibility, data, time and version of
+	// the existing (id1, link_type, id2), adjusting the count row on a
+	// visibility transition; the count row's version is incremented and its
+	// time set to now whenever the link write happens.
+	AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error)
+	// UpdateLink has the same end state as AddLink (an upsert).
+	UpdateLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error)
+	// DeleteLink hides (expunge=false) or deletes (expunge=true) a link;
+	// a visible link decrements the count (never below 0). It reports
+	// whether the link existed. Absent links are a no-op.
+	DeleteLink(ctx context.Context, id1, linkType, id2 int64, expunge bool) (bool, error)
+	// MultigetLinks appends to dst the existing links among id2s, hidden
+	// ones included, in any order.
+	MultigetLinks(ctx context.Context, id1, linkType int64, id2s []int64, dst []graph.Link) ([]graph.Link, error)
+	// GetLinkList appends to dst the page of visible links selected by q,
+	// time descending, ties broken by id2 descending.
+	GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.Link) ([]graph.Link, error)
+	// CountLinks returns the count row's value, 0 when there is none.
+	CountLinks(ctx context.Context, id1, linkType int64) (int64, error)
+
+	// AddNode inserts n with a store-assigned id (ignoring n.ID), greater
+	// than every loaded id, and returns that id.
+	AddNode(ctx context.Context, n *graph.Node) (int64, error)
+	// GetNode returns the node, and false when it is absent or of another type.
+	GetNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error)
+	// UpdateNode overwrites version, time and data where id and type match.
+	UpdateNode(ctx context.Context, n *graph.Node) (bool, error)
+	// DeleteNode deletes where id and type match.
+	DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error)
+
+	// Close releases connections and files. The store is unusable afterwards.
+	Close() error
+}
+
+// LoadInfo describes the graph a load writes.
+type LoadInfo struct {
+	StartID1 int64
+	MaxID1   int64 // exclusive; the node id allocator starts here after the load
+}
+
+// BulkLoader is the load-phase path. Every store of this project has one.
+// LoadNodes uses the explicit node ids; LoadLinks does no count
+// maintenance; LoadCounts writes count rows as given. The Load methods are
+// called concurrently by many loaders between BeginLoad and EndLoad.
+type BulkLoader interface {
+	// BeginLoad prepares for a bulk load (e.g. drops a deferred index).
+	BeginLoad(ctx context.Context, info LoadInfo) error
+	LoadNodes(ctx context.Context, nodes []graph.Node) error
+	LoadLinks(ctx context.Context, links []graph.Link) error
+	LoadCounts(ctx context.Context, counts []graph.Count) error
+	// EndLoad finishes a load: sets the node id allocator to at least
+	// info.MaxID1, builds deferred indexes, refreshes statistics.
+	EndLoad(ctx context.Context, info LoadInfo) error
+}
+
+// Initializer creates the store's schema. Init is idempotent; with drop it
+// first removes existing objects.
+type Initializer interface {
+	Init(ctx context.Context, drop bool) error
+}
+
+// Resetter empties all tables, keeping the schema.
+type Resetter interface {
+	Reset(ctx context.Context) error
+}
+
+// EmptyChecker reports whether the store holds no nodes, links or counts.
+type EmptyChecker interface {
+	IsEmpty(ctx context.Context) (bool, error)
+}
+
+// MetaStore keeps a small key/value record of how the graph was loaded.
+type MetaStore interface {
+	// GetMeta returns the recorded values, empty when none were recorded.
+	GetMeta(ctx context.Context) (map[string]string, error)
+	// PutMeta replaces the recorded values.
+	PutMeta(ctx context.Context, meta map[string]string) error
+}
+
+// Scanner streams the data the consistency check needs, ordered by
+// (id1, link_type) ascending, so the check works on graphs larger than memory.
+type Scanner interface {
+	// ScanCounts calls fn for every count row.
+	ScanCounts(ctx context.Context, fn func(c graph.Count) error) error
+	// ScanVisibleLinkCounts calls fn with the number of visible links of
+	// every (id1, link_type) that has at least one.
+	ScanVisibleLinkCounts(ctx context.Context, fn func(id1, linkType, visible int64) error) error
+	// NodeIDRange returns the smallest and largest node id, ok=false when
+	// there are no nodes.
+	NodeIDRange(ctx context.Context) (min, max int64, ok bool, err error)
+}
+
+// Sizer reports the bytes the store occupies on disk.
+type Sizer interface {
+	SizeOnDisk(ctx context.Context) (int64, error)
+}
+
+// Describer reports the server or engine version and the settings that
+// affect durability and results (e.g. synchronous_commit), for the results.
+type Describer interface {
+	Describe(ctx context.Context) (Description, error)
+}
+
+// Description is what a Describer reports.
+type Description struct {
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
