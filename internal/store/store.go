@@ -58,7 +58,9 @@ type LoadInfo struct {
 // BulkLoader is the load-phase path. Every store of this project has one.
 // LoadNodes uses the explicit node ids; LoadLinks does no count
 // maintenance; LoadCounts writes count rows as given. The Load methods are
-// called concurrently by many loaders between BeginLoad and EndLoad.
+// called concurrently by many loaders between BeginLoad and EndLoad. The
+// slices passed to them (and the Data they point to) are only valid during
+// the call: the loader reuses them for the next batch.
 type BulkLoader interface {
 	// BeginLoad prepares for a bulk load (e.g. drops a deferred index).
 	BeginLoad(ctx context.Context, info LoadInfo) error
