@@ -1,0 +1,181 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/stats"
+)
+
+// SchemaVersion is the version of the results JSON layout.
+const SchemaVersion = 1
+
+// ConfigEntry is one effective config value and where it came from.
+type ConfigEntry struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Origin string `json:"origin"`
+}
+
+// Environment describes the machine that ran the driver.
+type Environment struct {
+	Hostname  string `json:"hostname"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+}
+
+// Totals are the phase-wide figures.
+type Totals struct {
+	Requests    int64   `json:"requests,omitempty"`
+	Errors      int64   `json:"errors"`
+	OpsPerSec   float64 `json:"ops_per_sec"`
+	Nodes       int64   `json:"nodes,omitempty"`
+	Links       int64   `json:"links,omitempty"`
+	Counts      int64   `json:"counts,omitempty"`
+	LinksPerSec float64 `json:"links_per_sec,omitempty"`
+}
+
+// Results is the machine-readable record of one phase.
+type Results struct {
+	SchemaVersion int               `json:"schema_version"`
+	Phase         string            `json:"phase"` // "load" or "request"
+	ToolVersion   string            `json:"tool_version"`
+	StartedAt     time.Time         `json:"started_at"`
+	ElapsedSec    float64           `json:"elapsed_sec"`
+	Store         string            `json:"store"`
+	StoreVersion  string            `json:"store_version,omitempty"`
+	StoreSettings map[string]string `json:"store_settings,omitempty"`
+	SizeOnDisk    int64             `json:"size_on_disk_bytes,omitempty"`
+	Interrupted   bool              `json:"interrupted,omitempty"`
+	Config        []ConfigEntry     `json:"config"`
+	Environment   Environment       `json:"environment"`
+	Totals        Totals            `json:"totals"`
+	Ops           []stats.OpSummary `json:"ops"`
+	Threads       any               `json:"threads,omitempty"`
+	Intervals     []stats.Interval  `json:"intervals"`
+}
+
+// CurrentEnvironment reads the facts of this machine.
+func CurrentEnvironment() Environment {
+	h, _ := os.Hostname()
+	return Environment{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+}
+
+// Redact hides the value of any key that holds a secret.
+func Redact(key, value string) string {
+	k := strings.ToLower(key)
+	if value != "" && (strings.Contains(k, "password") || strings.Contains(k, "secret")) {
+		return "******"
+	}
+	if k == "url" {
+		return RedactURL(value)
+	}
+	return value
+}
+
+// RedactURL hides the password of a URL or DSN (scheme://user:pass@host
+// or user:pass@tcp(host)).
+func RedactURL(u string) string {
+	at := strings.LastIndex(u, "@")
+	if at < 0 {
+		return u
+	}
+	head := u[:at]
+	start := strings.Index(head, "://")
+	if start >= 0 {
+		start += 3
+	} else {
+		start = 0
+	}
+	colon := strings.Index(head[start:], ":")
+	if colon < 0 {
+		return u
+	}
+	return head[:start+colon+1] + "******" + u[at:]
+}
+
+// WriteBundle writes the results into a new directory under parent named
+// <timestamp>-<phase>: results.json and histograms.hlog (the cumulative
+// per-op histograms in the HdrHistogram log format, tagged with the op
+// name, values in ns). It writes into a temporary directory and renames it
+// at the end, so a bundle is never half-written. It returns the directory.
+func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, extra map[string][]byte) (string, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("results_dir %s: %w", parent, err)
+	}
+	name := r.StartedAt.Format("20060102-150405") + "-" + r.Phase
+	final := filepath.Join(parent, name)
+	for i := 2; ; i++ {
+		if _, err := os.Stat(final); os.IsNotExist(err) {
+			break
+		}
+		final = filepath.Join(parent, fmt.Sprintf("%s-%d", name, i))
+	}
+	tmp, err := os.MkdirTemp(parent, ".tmp-"+name+"-")
+	if err != nil {
+		return "", fmt.Errorf("results_dir %s: %w", parent, err)
+	}
+	defer os.RemoveAll(tmp)
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "results.json"), append(b, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	if len(hists) > 0 {
+		if err := writeHistLog(filepath.Join(tmp, "histograms.hlog"), r.StartedAt, hists); err != nil {
+			return "", err
+		}
+	}
+	for n, data := range extra {
+		if err := os.WriteFile(filepath.Join(tmp, n), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return "", err
+	}
+	return final, nil
+}
+
+func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogram) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	lw := hdr.NewHistogramLogWriter(f)
+	werr := lw.OutputLogFormatVersion()
+	if werr == nil {
+		werr = lw.OutputStartTime(start.UnixMilli())
+	}
+	if werr == nil {
+		werr = lw.OutputLegend()
+	}
+	for op := graph.Op(0); op < graph.NumOps && werr == nil; op++ {
+		h, ok := hists[op]
+		if !ok {
+			continue
+		}
+		h.SetTag(op.String())
+		h.SetStartTimeMs(start.UnixMilli())
+		h.SetEndTimeMs(time.Now().UnixMilli())
+		werr = lw.OutputIntervalHistogram(h)
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}

@@ -1,0 +1,86 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/stats"
+)
+
+// LoadLine is the reference's (upstream format) load completion line, which
+// existing scripts parse.
+func LoadLine(nodes, expectedNodes, links int64, elapsed time.Duration) string {
+	perNode := 0.0
+	if nodes > 0 {
+		perNode = float64(links) / float64(nodes)
+	} else if expectedNodes > 0 {
+		perNode = float64(links) / float64(expectedNodes)
+	}
+	secs := elapsed.Seconds()
+	rate := int64(0)
+	if secs > 0 {
+		rate = int64(float64(links) / secs)
+	}
+	return fmt.Sprintf("LOAD PHASE COMPLETED.  Loaded %d nodes (Expected %d). Loaded %d links (%.2f links per node).  Took %.1f seconds.  Links/second = %d",
+		nodes, expectedNodes, links, perNode, secs, rate)
+}
+
+// RequestLine is the reference's request completion line.
+func RequestLine(requests int64, elapsed time.Duration) string {
+	ms := elapsed.Milliseconds()
+	rate := int64(0)
+	if ms > 0 {
+		rate = 1000 * requests / ms
+	}
+	return fmt.Sprintf("REQUEST PHASE COMPLETED. %d requests done in %d seconds. Requests/second = %d", requests, ms/1000, rate)
+}
+
+// FormatMs prints a millisecond figure with 3 significant digits (the
+// precision of the histograms), without exponent notation.
+func FormatMs(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	digits := 3 - int(math.Floor(math.Log10(math.Abs(v)))) - 1
+	digits = max(digits, 0)
+	return strconv.FormatFloat(v, 'f', digits, 64)
+}
+
+// WriteOpLines writes one line per op in the reference's layout
+// ("OP count = N  p25 = Xms ...") extended with p99.9, errors and retries.
+func WriteOpLines(w io.Writer, ops []stats.OpSummary, threads int) error {
+	for _, s := range ops {
+		unit := "ms"
+		if s.Name == "RANGE_SIZE" {
+			unit = ""
+		}
+		f := func(v float64) string { return FormatMs(v) + unit }
+		if _, err := fmt.Fprintf(w, "%s count = %d  p25 = %s  p50 = %s  p75 = %s  p95 = %s  p99 = %s  p99.9 = %s  max = %s  mean = %s  errors = %d  retries = %d threads = %d\n",
+			s.Name, s.Count, f(s.P25), f(s.P50), f(s.P75), f(s.P95), f(s.P99), f(s.P999), f(s.Max), f(s.Mean), s.Errors, s.Retries, threads); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteTable writes an aligned, human-friendly per-op table.
+func WriteTable(w io.Writer, ops []stats.OpSummary) error {
+	if _, err := fmt.Fprintf(w, "%-16s %10s %8s %8s %10s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+		"op", "count", "errors", "retries", "ops/s", "p25 ms", "p50 ms", "p75 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms", "mean ms"); err != nil {
+		return err
+	}
+	for _, s := range ops {
+		if s.Name == "RANGE_SIZE" {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "%-16s %10d %8d %8d %10.0f %9s %9s %9s %9s %9s %9s %9s %9s\n",
+			s.Name, s.Count, s.Errors, s.Retries, s.OpsPerSec, FormatMs(s.P25), FormatMs(s.P50), FormatMs(s.P75),
+			FormatMs(s.P95), FormatMs(s.P99), FormatMs(s.P999), FormatMs(s.Max), FormatMs(s.Mean)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package stats
+
+import (
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/linkbench/linkbench/internal/graph"
+)
+
+// Collector owns the worker handles and the cumulative histograms. Tick is
+// called by one goroutine (the ticker); Handle creation may happen at any time.
+type Collector struct {
+	sigfigs      int
+	trackService bool
+
+	mu         sync.Mutex
+	handles    []*Handle
+	start      time.Time
+	last       time.Time
+	interval   [graph.NumOps]opRec
+	cumulative [graph.NumOps]opRec
+	series     []Interval
+}
+
+// NewCollector makes a collector with histograms of sigfigs significant
+// digits (1-5). trackService keeps a separate service-time histogram, for
+// throttled runs where latency counts from the intended start.
+func NewCollector(sigfigs int, trackService bool, start time.Time) *Collector {
+	if sigfigs < 1 || sigfigs > 5 {
+		sigfigs = 3
+	}
+	return &Collector{sigfigs: sigfigs, trackService: trackService, start: start, last: start}
+}
+
+// NewHandle returns a recorder for one worker.
+func (c *Collector) NewHandle() *Handle {
+	h := &Handle{sigfigs: c.sigfigs, trackService: c.trackService}
+	c.mu.Lock()
+	c.handles = append(c.handles, h)
+	c.mu.Unlock()
+	return h
+}
+
+// Restart discards everything recorded so far and starts the clock again
+// at now (used at the end of a warm-up).
+func (c *Collector) Restart(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var scratch [graph.NumOps]opRec
+	for _, h := range c.handles {
+		h.drainInto(&scratch)
+	}
+	for i := range c.cumulative {
+		c.cumulative[i].reset()
+		c.interval[i].reset()
+	}
+	c.series = c.series[:0]
+	c.start, c.last = now, now
+}
+
+// Tick drains every handle into a new interval ending at now, appends its
+// summary to the series, adds it to the cumulative histograms, and returns it.
+func (c *Collector) Tick(now time.Time) Interval {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.interval {
+		c.interval[i].reset()
+	}
+	for _, h := range c.handles {
+		h.drainInto(&c.interval)
+	}
+	iv := Interval{
+		Start:   c.last.Sub(c.start),
+		End:     now.Sub(c.start),
+		Ops:     make([]OpSummary, 0, 4),
+		EndTime: now,
+	}
+	secs := now.Sub(c.last).Seconds()
+	for i := range c.interval {
+		r := &c.interval[i]
+		c.cumulative[i].merge(r, c.sigfigs)
+		if r.count == 0 && r.errors == 0 && r.retries == 0 {
+			continue
+		}
+		s := summarize(graph.Op(i), r, secs)
+		iv.Ops = append(iv.Ops, s)
+		if graph.Op(i) < graph.Op(graph.NumRequestOps) || isLoadOp(graph.Op(i)) {
+			iv.Count += s.Count
+			iv.Errors += s.Errors
+		}
+	}
+	if secs > 0 {
+		iv.OpsPerSec = float64(iv.Count) / secs
+	}
+	c.last = now
+	c.series = append(c.series, iv)
+	return iv
+}
+
+func isLoadOp(op graph.Op) bool {
+	return op == graph.LoadNodesBulk || op == graph.LoadLinksBulk || op == graph.LoadCountsBulk
+}
+
+// Series returns the intervals recorded since the start (or Restart).
+func (c *Collector) Series() []Interval {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Interval(nil), c.series...)
+}
+
+// Elapsed is the time from the start (or Restart) to the last tick.
+func (c *Collector) Elapsed() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last.Sub(c.start)
+}
+
+// Summary returns the cumulative per-op summaries of every op that ran,
+// in op order, over elapsed seconds.
+func (c *Collector) Summary() []OpSummary {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	secs := c.last.Sub(c.start).Seconds()
+	var out []OpSummary
+	for i := range c.cumulative {
+		r := &c.cumulative[i]
+		if r.count == 0 && r.errors == 0 && r.retries == 0 {
+			continue
+		}
+		out = append(out, summarize(graph.Op(i), r, secs))
+	}
+	return out
+}
+
+// Histograms returns copies of the cumulative latency histograms by op
+// (nil entries for ops that never ran), for the HdrHistogram log.
+func (c *Collector) Histograms() map[graph.Op]*hdr.Histogram {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[graph.Op]*hdr.Histogram{}
+	for i := range c.cumulative {
+		if h := c.cumulative[i].latency; h != nil && h.TotalCount() > 0 {
+			out[graph.Op(i)] = h.Clone()
+		}
+	}
+	return out
+}
