@@ -1,0 +1,37 @@
+# linkbench build and test entry points. `make test` is what CI runs: it
+# starts throwaway PostgreSQL and MariaDB servers on 127.0.0.1 (installing
+# them with apt when missing), runs every test against them, and stops them.
+
+GO       ?= go
+BIN      := bin/linkbench
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+export CGO_ENABLED ?= 0
+
+.PHONY: build run test test-unit test-servers bench vet clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/linkbench
+
+# The zero-config quick start: load the laptop-scale graph into SQLite
+# (./linkbench-data), then run the 2017 request mix for 60 seconds.
+run: build
+	./$(BIN) load --truncate
+	./$(BIN) run
+
+vet:
+	$(GO) vet ./...
+
+test-unit:
+	$(GO) test -count=1 ./...
+
+# test starts the servers the store tests need and exports their URLs.
+test: build vet
+	bash scripts/test.sh
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+	bash bench/driver-overhead.sh
+
+clean:
+	rm -rf bin linkbench-data linkbench-results

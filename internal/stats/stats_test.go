@@ -1,0 +1,90 @@
+package stats
+
+import (
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
+)
+
+func TestCollectorMergesHandles(t *testing.T) {
+	start := time.Unix(1000, 0)
+	c := NewCollector(3, false, start)
+	const workers, perWorker = 4, 10000
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		h := c.NewHandle()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 1; i <= perWorker; i++ {
+				// Latencies 1..10000 µs, uniform: p50 = 5 ms, p99 = 9.9 ms.
+				h.Record(graph.GetNode, int64(i)*1000, int64(i)*1000, false, 0)
+			}
+			h.Record(graph.AddLink, 0, 0, true, 3)
+		}()
+	}
+	wg.Wait()
+	iv := c.Tick(start.Add(2 * time.Second))
+	if iv.Count != workers*perWorker || iv.Errors != workers {
+		t.Fatalf("interval count=%d errors=%d, want %d and %d", iv.Count, iv.Errors, workers*perWorker, workers)
+	}
+	if math.Abs(iv.OpsPerSec-float64(workers*perWorker)/2) > 1 {
+		t.Errorf("ops/s = %f", iv.OpsPerSec)
+	}
+	sum := c.Summary()
+	byName := map[string]OpSummary{}
+	for _, s := range sum {
+		byName[s.Name] = s
+	}
+	g := byName["GET_NODE"]
+	if g.Count != workers*perWorker {
+		t.Fatalf("GET_NODE count %d", g.Count)
+	}
+	// 3 significant digits: relative error below 0.1%.
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"p50", g.P50, 5.0}, {"p99", g.P99, 9.9}, {"max", g.Max, 10.0}, {"mean", g.Mean, 5.0005}} {
+		if math.Abs(c.got-c.want)/c.want > 0.002 {
+			t.Errorf("%s = %v ms, want %v", c.name, c.got, c.want)
+		}
+	}
+	a := byName["ADD_LINK"]
+	if a.Errors != workers || a.Retries != 3*workers || a.Count != 0 {
+		t.Errorf("ADD_LINK %+v", a)
+	}
+	// A second tick with nothing recorded keeps the cumulative figures.
+	iv2 := c.Tick(start.Add(3 * time.Second))
+	if iv2.Count != 0 || len(c.Summary()) != 2 || len(c.Series()) != 2 {
+		t.Errorf("second tick: count %d, %d ops, %d intervals", iv2.Count, len(c.Summary()), len(c.Series()))
+	}
+}
+
+func TestServiceTimeTrackedSeparately(t *testing.T) {
+	c := NewCollector(3, true, time.Unix(0, 0))
+	h := c.NewHandle()
+	for i := 0; i < 100; i++ {
+		h.Record(graph.GetNode, 50e6, 2e6, false, 0) // 50 ms late, 2 ms service
+	}
+	c.Tick(time.Unix(1, 0))
+	s := c.Summary()[0]
+	if s.Service == nil || math.Abs(s.Service.P50-2) > 0.01 || math.Abs(s.P50-50) > 0.1 {
+		t.Fatalf("latency p50 %v, service %+v", s.P50, s.Service)
+	}
+}
+
+func TestRangeSizeIsACount(t *testing.T) {
+	c := NewCollector(3, false, time.Unix(0, 0))
+	h := c.NewHandle()
+	for _, v := range []int64{0, 10, 10000} {
+		h.RecordValue(graph.RangeSize, v)
+	}
+	c.Tick(time.Unix(1, 0))
+	s := c.Summary()[0]
+	if s.Name != "RANGE_SIZE" || s.Count != 3 || s.Max < 9990 || s.Max > 10010 {
+		t.Fatalf("%+v", s)
+	}
+}
