@@ -1,0 +1,215 @@
+package sysmon
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Options choose what a Monitor watches.
+type Options struct {
+	// DataPath is a local path of the database (an embedded store's
+	// directory); disk figures then count only its device.
+	DataPath string
+	// ServerNames are process names of a local server to follow
+	// (e.g. "postgres", "mariadbd").
+	ServerNames []string
+	// Every is the sampling period (default 1 s).
+	Every time.Duration
+	// ProcRoot is /proc unless a test says otherwise.
+	ProcRoot string
+}
+
+// Sample is the resource use over one sampling period (rates per second,
+// CPU as a percentage of one CPU for processes and of all CPUs for the machine).
+type Sample struct {
+	Time           time.Time `json:"time"`
+	DriverCPUPct   float64   `json:"driver_cpu_pct"`
+	UserPct        float64   `json:"machine_user_pct"`
+	SysPct         float64   `json:"machine_sys_pct"`
+	IOWaitPct      float64   `json:"machine_iowait_pct"`
+	ReadsPerSec    float64   `json:"disk_reads_per_sec"`
+	WritesPerSec   float64   `json:"disk_writes_per_sec"`
+	ReadKBPerSec   float64   `json:"disk_read_kb_per_sec"`
+	WriteKBPerSec  float64   `json:"disk_write_kb_per_sec"`
+	CtxSwPerSec    float64   `json:"context_switches_per_sec"`
+	ServerCPUPct   float64   `json:"server_cpu_pct,omitempty"`
+	ServerRSSBytes int64     `json:"server_rss_bytes,omitempty"`
+}
+
+// Usage is the total over a whole phase.
+type Usage struct {
+	Available       bool     `json:"available"`
+	Seconds         float64  `json:"seconds"`
+	DriverCPUSec    float64  `json:"driver_cpu_sec"`
+	MachineUserSec  float64  `json:"machine_user_sec"`
+	MachineSysSec   float64  `json:"machine_sys_sec"`
+	MachineIOWait   float64  `json:"machine_iowait_sec"`
+	DiskReads       uint64   `json:"disk_reads"`
+	DiskWrites      uint64   `json:"disk_writes"`
+	DiskReadKB      float64  `json:"disk_read_kb"`
+	DiskWriteKB     float64  `json:"disk_write_kb"`
+	ContextSwitches uint64   `json:"context_switches"`
+	ServerCPUSec    float64  `json:"server_cpu_sec,omitempty"`
+	ServerPeakRSS   int64    `json:"server_peak_rss_bytes,omitempty"`
+	Devices         []string `json:"devices,omitempty"`
+}
+
+// PerOp divides usage by n operations, the way LinkBench users report it.
+type PerOp struct {
+	DriverCPUUs  float64 `json:"driver_cpu_us_per_op"`
+	MachineCPUUs float64 `json:"machine_cpu_us_per_op"`
+	ServerCPUUs  float64 `json:"server_cpu_us_per_op,omitempty"`
+	Reads        float64 `json:"disk_reads_per_op"`
+	Writes       float64 `json:"disk_writes_per_op"`
+	ReadKB       float64 `json:"disk_read_kb_per_op"`
+	WriteKB      float64 `json:"disk_write_kb_per_op"`
+	CtxSw        float64 `json:"context_switches_per_op"`
+}
+
+// PerOp returns u divided by n (zero when n is 0).
+func (u Usage) PerOp(n int64) PerOp {
+	if n <= 0 {
+		return PerOp{}
+	}
+	f := float64(n)
+	return PerOp{
+		DriverCPUUs: u.DriverCPUSec * 1e6 / f, MachineCPUUs: (u.MachineUserSec + u.MachineSysSec) * 1e6 / f,
+		ServerCPUUs: u.ServerCPUSec * 1e6 / f,
+		Reads:       float64(u.DiskReads) / f, Writes: float64(u.DiskWrites) / f,
+		ReadKB: u.DiskReadKB / f, WriteKB: u.DiskWriteKB / f, CtxSw: float64(u.ContextSwitches) / f,
+	}
+}
+
+// Monitor samples /proc in the background between Start and Stop.
+type Monitor struct {
+	opts    Options
+	devices map[string]bool
+	cancel  context.CancelFunc
+	done    chan struct{}
+
+	mu      sync.Mutex
+	first   counters
+	firstT  time.Time
+	last    counters
+	lastT   time.Time
+	ok      bool
+	peakRSS int64
+	samples []Sample
+}
+
+// Start begins sampling.
+func Start(ctx context.Context, opts Options) *Monitor {
+	if opts.Every <= 0 {
+		opts.Every = time.Second
+	}
+	if opts.ProcRoot == "" {
+		opts.ProcRoot = "/proc"
+	}
+	m := &Monitor{opts: opts, devices: deviceOf(opts.DataPath), done: make(chan struct{})}
+	m.first, m.ok = m.read()
+	m.firstT = time.Now()
+	m.last, m.lastT = m.first, m.firstT
+	ctx, m.cancel = context.WithCancel(ctx)
+	go m.loop(ctx)
+	return m
+}
+
+func (m *Monitor) read() (counters, bool) {
+	var c counters
+	root := m.opts.ProcRoot
+	if !readStat(root, &c) {
+		return c, false
+	}
+	c.driverCPU, _, _ = procCPU(root, strconv.Itoa(os.Getpid()))
+	readDisks(root, m.devices, &c)
+	for _, pid := range findServerPIDs(root, m.opts.ServerNames) {
+		cpu, rss, ok := procCPU(root, pid)
+		if ok {
+			c.serverCPU += cpu
+			c.serverRSS += rss
+		}
+	}
+	return c, true
+}
+
+func (m *Monitor) loop(ctx context.Context) {
+	defer close(m.done)
+	t := time.NewTicker(m.opts.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			m.sample(time.Now())
+			return
+		case now := <-t.C:
+			m.sample(now)
+		}
+	}
+}
+
+func (m *Monitor) sample(now time.Time) {
+	c, ok := m.read()
+	if !ok {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := now.Sub(m.lastT).Seconds()
+	if d <= 0 {
+		return
+	}
+	p, all := m.last, c.all-m.last.all
+	pct := func(x float64) float64 {
+		if all <= 0 {
+			return 0
+		}
+		return 100 * x / all
+	}
+	m.samples = append(m.samples, Sample{
+		Time:           now,
+		DriverCPUPct:   100 * (c.driverCPU - p.driverCPU) / d,
+		UserPct:        pct(c.user - p.user),
+		SysPct:         pct(c.sys - p.sys),
+		IOWaitPct:      pct(c.iowait - p.iowait),
+		ReadsPerSec:    float64(c.reads-p.reads) / d,
+		WritesPerSec:   float64(c.writes-p.writes) / d,
+		ReadKBPerSec:   (c.readKB - p.readKB) / d,
+		WriteKBPerSec:  (c.writeKB - p.writeKB) / d,
+		CtxSwPerSec:    float64(c.ctxt-p.ctxt) / d,
+		ServerCPUPct:   100 * max(c.serverCPU-p.serverCPU, 0) / d,
+		ServerRSSBytes: c.serverRSS,
+	})
+	m.peakRSS = max(m.peakRSS, c.serverRSS)
+	m.last, m.lastT = c, now
+}
+
+// Stop ends sampling and returns the totals since Start and the samples.
+func (m *Monitor) Stop() (Usage, []Sample) {
+	m.cancel()
+	<-m.done
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f, l := m.first, m.last
+	u := Usage{
+		Available:       m.ok,
+		Seconds:         m.lastT.Sub(m.firstT).Seconds(),
+		DriverCPUSec:    l.driverCPU - f.driverCPU,
+		MachineUserSec:  l.user - f.user,
+		MachineSysSec:   l.sys - f.sys,
+		MachineIOWait:   l.iowait - f.iowait,
+		DiskReads:       l.reads - f.reads,
+		DiskWrites:      l.writes - f.writes,
+		DiskReadKB:      l.readKB - f.readKB,
+		DiskWriteKB:     l.writeKB - f.writeKB,
+		ContextSwitches: l.ctxt - f.ctxt,
+		ServerCPUSec:    max(l.serverCPU-f.serverCPU, 0),
+		ServerPeakRSS:   m.peakRSS,
+	}
+	for d := range m.devices {
+		u.Devices = append(u.Devices, d)
+	}
+	return u, append([]Sample(nil), m.samples...)
+}
