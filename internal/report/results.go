@@ -12,6 +12,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/sysmon"
 )
 
 // SchemaVersion is the version of the results JSON layout.
@@ -62,6 +63,36 @@ type Results struct {
 	Ops           []stats.OpSummary `json:"ops"`
 	Threads       any               `json:"threads,omitempty"`
 	Intervals     []stats.Interval  `json:"intervals"`
+	// Curves are per-op latency percentile curves: [percentile, ms] pairs.
+	Curves map[string][][2]float64 `json:"percentile_curves,omitempty"`
+	// Resources are the /proc samples taken during the phase.
+	Resources []sysmon.Sample `json:"resources,omitempty"`
+	// Usage is the total resource use and Efficiency the same per request
+	// (per link for the load phase).
+	Usage      *sysmon.Usage `json:"usage,omitempty"`
+	Efficiency *sysmon.PerOp `json:"efficiency,omitempty"`
+	// SizeBefore is the store size on disk when the phase started.
+	SizeBefore int64 `json:"size_before_bytes,omitempty"`
+}
+
+// curvePercentiles are the points of a latency percentile curve.
+var curvePercentiles = []float64{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 97, 99, 99.5, 99.7, 99.9, 99.95, 99.99, 99.995, 99.999, 100}
+
+// PercentileCurves computes the curve of every op's histogram (ns -> ms).
+func PercentileCurves(hists map[graph.Op]*hdr.Histogram) map[string][][2]float64 {
+	out := map[string][][2]float64{}
+	for op, h := range hists {
+		if op == graph.RangeSize || h.TotalCount() == 0 {
+			continue
+		}
+		vals := h.ValueAtPercentilesSlice(curvePercentiles)
+		curve := make([][2]float64, len(vals))
+		for i, v := range vals {
+			curve[i] = [2]float64{curvePercentiles[i], float64(v) / 1e6}
+		}
+		out[op.String()] = curve
+	}
+	return out
 }
 
 // CurrentEnvironment reads the facts of this machine.
@@ -104,9 +135,9 @@ func RedactURL(u string) string {
 }
 
 // WriteBundle writes the results into a new directory under parent named
-// <timestamp>-<phase>: results.json and histograms.hlog (the cumulative
-// per-op histograms in the HdrHistogram log format, tagged with the op
-// name, values in ns). It writes into a temporary directory and renames it
+// <timestamp>-<phase>: results.json, report.html, histograms.hlog (the
+// cumulative per-op histograms in the HdrHistogram log format, tagged with
+// the op name, values in ns) and the extra files given (CSV copies). It writes into a temporary directory and renames it
 // at the end, so a bundle is never half-written. It returns the directory.
 func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, extra map[string][]byte) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -136,6 +167,13 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 		if err := writeHistLog(filepath.Join(tmp, "histograms.hlog"), r.StartedAt, hists); err != nil {
 			return "", err
 		}
+	}
+	var page strings.Builder
+	if err := WriteHTML(&page, []*Results{r}, []string{name}); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "report.html"), []byte(page.String()), 0o644); err != nil {
+		return "", err
 	}
 	for n, data := range extra {
 		if err := os.WriteFile(filepath.Join(tmp, n), data, 0o644); err != nil {
