@@ -47,7 +47,7 @@ type Config struct {
 
 	// Request phase.
 	Requesters        int
-	Requests          int64 // per requester
+	Requests          int64   // per requester
 	RequestRate       float64 // ops/s per requester, 0 = unthrottled
 	MaxTime           time.Duration
 	WarmupTime        time.Duration
@@ -67,6 +67,14 @@ type Config struct {
 	NodeUpdate         dist.AccessSpec
 	NodeDelete         dist.AccessSpec
 	Multiget           MultigetSpec
+	// ArrivalRate is the open-loop arrival rate of the whole run (ops/s,
+	// 0 = closed loop), ArrivalPoisson its process (else uniform gaps),
+	// RampTime the linear ramp-up, Stages a staged schedule
+	// "rate:seconds,..." ("" = none).
+	ArrivalRate    float64
+	ArrivalPoisson bool
+	RampTime       time.Duration
+	Stages         string
 	// RetryAttempts is the number of tries of an op that fails with a
 	// transient error (key retry_attempts, default 10).
 	RetryAttempts int

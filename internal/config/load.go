@@ -1,0 +1,214 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	configfiles "github.com/linkbench/linkbench/config"
+	"github.com/linkbench/linkbench/internal/dist"
+)
+
+// Source is what Load reads.
+type Source struct {
+	// ConfigFile is the main config file; "" means none.
+	ConfigFile string
+	// Overrides are -D values, "key=value".
+	Overrides []string
+	// Strict makes unknown keys errors instead of warnings.
+	Strict bool
+	// ExtraKeys are store-specific keys known to the store registry.
+	ExtraKeys map[string]bool
+	// Home is LINKBENCH_HOME, a directory relative paths may resolve against.
+	Home string
+	// Defaults are extra defaults (zero-config mode); their origin is "default".
+	Defaults map[string]string
+}
+
+// Error is a configuration error: one or more problems, each naming its
+// key, origin and the expected form.
+type Error struct {
+	Problems []string
+}
+
+func (e *Error) Error() string {
+	if len(e.Problems) == 1 {
+		return "config: " + e.Problems[0]
+	}
+	return fmt.Sprintf("config: %d problems:\n  %s", len(e.Problems), strings.Join(e.Problems, "\n  "))
+}
+
+// Load reads the files, applies the overrides, and builds and validates
+// the typed Config. Warnings (unknown keys) are returned separately.
+func Load(src Source) (*Config, []string, error) {
+	props := newProps()
+	var warnings []string
+	var problems []string
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	// Built-in defaults, then the caller's.
+	for _, k := range AllKeys() {
+		if k.Default != "" {
+			props.set(Entry{Key: k.Name, Value: k.Default, Origin: FromDefault})
+		}
+	}
+	for k, v := range src.Defaults {
+		props.m[k] = Entry{Key: k, Value: v, Origin: FromDefault}
+	}
+
+	var mainDir string
+	fileKeys := map[string]Entry{}
+	if src.ConfigFile != "" {
+		abs, err := filepath.Abs(src.ConfigFile)
+		if err == nil {
+			src.ConfigFile = abs
+		}
+		mainDir = filepath.Dir(src.ConfigFile)
+		b, err := os.ReadFile(src.ConfigFile)
+		if err != nil {
+			return nil, nil, &Error{[]string{fmt.Sprintf("cannot read config file: %v", err)}}
+		}
+		kv, err := parseProperties(string(b), src.ConfigFile)
+		if err != nil {
+			return nil, nil, &Error{[]string{err.Error()}}
+		}
+		for _, p := range kv {
+			e := Entry{Key: p.key, Value: p.value, Origin: FromMain, File: src.ConfigFile, Line: p.line}
+			props.set(e)
+			fileKeys[p.key] = e
+		}
+	}
+	// -D overrides.
+	for _, o := range src.Overrides {
+		k, v, ok := strings.Cut(o, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			fail("-D %q: expected key=value", o)
+			continue
+		}
+		e := Entry{Key: k, Value: strings.TrimSpace(v), Origin: FromOverride}
+		props.set(e)
+		fileKeys[k] = e
+	}
+	// Passwords may come from a file or the environment instead of the
+	// command line.
+	if e, ok := props.Lookup("password_file"); ok && e.Value != "" {
+		if b, err := os.ReadFile(e.Value); err != nil {
+			fail("password_file = %s (%s): %v", e.Value, e.OriginText(), err)
+		} else {
+			props.set(Entry{Key: "password", Value: strings.TrimRight(string(b), "\r\n"), Origin: e.Origin, File: e.File, Line: e.Line})
+		}
+	}
+	if e, ok := props.Lookup("password_env"); ok && e.Value != "" {
+		v, set := os.LookupEnv(e.Value)
+		if !set {
+			fail("password_env = %s (%s): the environment variable is not set", e.Value, e.OriginText())
+		}
+		props.set(Entry{Key: "password", Value: v, Origin: e.Origin, File: e.File, Line: e.Line})
+	}
+	// The workload file fills what is still missing (or only defaulted).
+	workload := ""
+	if e, ok := props.Lookup("workload_file"); ok && e.Value != "" {
+		path, content, err := resolveFile(e.Value, mainDir, src.Home)
+		if err != nil {
+			fail("workload_file = %s (%s): %v", e.Value, e.OriginText(), err)
+		} else {
+			workload = path
+			kv, err := parseProperties(string(content), path)
+			if err != nil {
+				fail("%v", err)
+			}
+			for _, p := range kv {
+				if p.key == "workload_file" {
+					continue
+				}
+				props.set(Entry{Key: p.key, Value: p.value, Origin: FromWorkload, File: path, Line: p.line})
+				if _, seen := fileKeys[p.key]; !seen {
+					fileKeys[p.key] = props.m[p.key]
+				}
+			}
+		}
+	}
+	// Unknown keys.
+	for k, e := range fileKeys {
+		if _, ok := knownKeys[k]; ok || src.ExtraKeys[k] {
+			continue
+		}
+		msg := fmt.Sprintf("unknown key %s (%s)", k, e.OriginText())
+		if src.Strict {
+			fail("%s; remove it or check its spelling", msg)
+		} else {
+			warnings = append(warnings, msg+"; ignored")
+		}
+	}
+	cfg := &Config{Props: props, ConfigFile: src.ConfigFile, WorkloadFile: workload}
+	b := &builder{cfg: cfg, props: props, fail: fail, mainDir: mainDir, home: src.Home}
+	b.build()
+	if len(problems) > 0 {
+		return nil, warnings, &Error{Problems: problems}
+	}
+	return cfg, warnings, nil
+}
+
+// resolveFile finds a relative path against the main config's directory,
+// its parent (the reference's paths are relative to LINKBENCH_HOME, the
+// parent of config/), LINKBENCH_HOME, and the current directory; then the
+// copy embedded in the binary. It returns the path used (or
+// "embedded:<name>") and the content.
+func resolveFile(name, mainDir, home string) (string, []byte, error) {
+	var tried []string
+	try := func(p string) (string, []byte, bool) {
+		tried = append(tried, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", nil, false
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return p, b, true
+	}
+	if filepath.IsAbs(name) {
+		if p, b, ok := try(name); ok {
+			return p, b, nil
+		}
+		return "", nil, fmt.Errorf("file not found")
+	}
+	var dirs []string
+	if mainDir != "" {
+		dirs = append(dirs, mainDir, filepath.Dir(mainDir))
+	}
+	if home != "" {
+		dirs = append(dirs, home)
+	}
+	dirs = append(dirs, ".")
+	for _, d := range dirs {
+		if p, b, ok := try(filepath.Join(d, name)); ok {
+			return p, b, nil
+		}
+	}
+	if configfiles.Has(name) {
+		b, err := configfiles.ReadFile(name)
+		if err == nil {
+			return "embedded:" + filepath.Base(name), b, nil
+		}
+	}
+	return "", nil, fmt.Errorf("file not found (tried %s)", strings.Join(tried, ", "))
+}
+
+// LoadData reads and parses the config's data file ("" = none: nil).
+func (c *Config) LoadData() (*dist.DataFile, error) {
+	if c.DataFile == "" {
+		return nil, nil
+	}
+	if name, ok := strings.CutPrefix(c.DataFile, "embedded:"); ok {
+		b, err := configfiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		return dist.ParseDataFile(bytes.NewReader(b), c.DataFile)
+	}
+	return dist.LoadDataFile(c.DataFile)
+}
