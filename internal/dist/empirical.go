@@ -23,10 +23,10 @@ var knownSections = map[string]bool{
 // Empirical is a distribution given by points (value, cumulative percent):
 // the percentage of items whose value is at most value.
 type Empirical struct {
-	Name     string
-	values   []int64
-	cumPct   []float64
-	mean     float64
+	Name   string
+	values []int64
+	cumPct []float64
+	mean   float64
 }
 
 // NewEmpirical builds an empirical distribution from its points. Values
