@@ -1,0 +1,398 @@
+package memory
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// Name is the store's registered name.
+const Name = "memory"
+
+func init() {
+	store.Register(store.Driver{
+		Name:    Name,
+		Aliases: []string{"com.facebook.LinkBench.MemoryLinkStore", "com.facebook.LinkBench.LinkStoreMemory"},
+		Open:    func(context.Context, store.Options) (store.Store, error) { return New(), nil },
+	})
+}
+
+const (
+	linkShards = 256
+	nodeShards = 64
+)
+
+// rec is one link; its payload lives in the shard's arena.
+type rec struct {
+	id2     int64
+	time    int64
+	dataOff uint32 // offset in the shard arena
+	version int32
+	dataLen uint8
+	vis     uint8
+	arena   uint16 // which arena block
+}
+
+// adj is the adjacency list and count row of one (id1, link_type).
+type adj struct {
+	recs    []rec    // sorted by id2
+	order   []uint32 // indexes into recs of visible links, by (time desc, id2 desc)
+	unsorted bool    // order needs sorting (after a bulk load)
+	hasCount bool
+	count    int64
+	cTime    int64
+	cVersion int64
+}
+
+type key struct{ id1, lt int64 }
+
+// linkShard guards the lists whose key hashes to it. Payload bytes are
+// appended to fixed-size arena blocks that never move.
+type linkShard struct {
+	mu     sync.RWMutex
+	lists  map[key]*adj
+	blocks [][]byte
+}
+
+const blockSize = 1 << 20
+
+func (s *linkShard) putData(d []byte) (uint16, uint32) {
+	if len(d) == 0 {
+		return 0, 0
+	}
+	if len(s.blocks) == 0 || len(s.blocks[len(s.blocks)-1])+len(d) > blockSize {
+		s.blocks = append(s.blocks, make([]byte, 0, blockSize))
+	}
+	b := len(s.blocks) - 1
+	off := len(s.blocks[b])
+	s.blocks[b] = append(s.blocks[b], d...)
+	return uint16(b), uint32(off)
+}
+
+func (s *linkShard) data(r *rec) []byte {
+	if r.dataLen == 0 {
+		return nil
+	}
+	return s.blocks[r.arena][r.dataOff : r.dataOff+uint32(r.dataLen)]
+}
+
+type nodeShard struct {
+	mu    sync.RWMutex
+	nodes map[int64]graph.Node
+}
+
+// Store is the in-memory store.
+type Store struct {
+	links  [linkShards]linkShard
+	nodes  [nodeShards]nodeShard
+	nextID atomic.Int64
+	metaMu sync.Mutex
+	meta   map[string]string
+}
+
+// New returns an empty store.
+func New() *Store {
+	s := &Store{meta: map[string]string{}}
+	s.reset()
+	return s
+}
+
+func (s *Store) reset() {
+	for i := range s.links {
+		sh := &s.links[i]
+		sh.mu.Lock()
+		sh.lists, sh.blocks = map[key]*adj{}, nil
+		sh.mu.Unlock()
+	}
+	for i := range s.nodes {
+		sh := &s.nodes[i]
+		sh.mu.Lock()
+		sh.nodes = map[int64]graph.Node{}
+		sh.mu.Unlock()
+	}
+	s.nextID.Store(1)
+}
+
+func (s *Store) shard(id1, lt int64) *linkShard {
+	h := uint64(id1)*0x9e3779b97f4a7c15 ^ uint64(lt)*0xc2b2ae3d27d4eb4f
+	return &s.links[(h>>32)%linkShards]
+}
+
+func (s *Store) nodeShard(id int64) *nodeShard {
+	return &s.nodes[(uint64(id)*0x9e3779b97f4a7c15>>40)%nodeShards]
+}
+
+// find returns the index of id2 in a.recs and whether it is there.
+func (a *adj) find(id2 int64) (int, bool) {
+	i := sort.Search(len(a.recs), func(i int) bool { return a.recs[i].id2 >= id2 })
+	return i, i < len(a.recs) && a.recs[i].id2 == id2
+}
+
+// before reports whether x sorts before y in list order.
+func before(x, y *rec) bool {
+	return x.time > y.time || (x.time == y.time && x.id2 > y.id2)
+}
+
+func (a *adj) sortOrder() {
+	if !a.unsorted {
+		return
+	}
+	a.order = a.order[:0]
+	for i := range a.recs {
+		if a.recs[i].vis == graph.VisibilityDefault {
+			a.order = append(a.order, uint32(i))
+		}
+	}
+	sort.Slice(a.order, func(i, j int) bool { return before(&a.recs[a.order[i]], &a.recs[a.order[j]]) })
+	a.unsorted = false
+}
+
+// orderPos is the position of record idx in a.order, or where it would go.
+func (a *adj) orderPos(idx uint32) int {
+	r := &a.recs[idx]
+	return sort.Search(len(a.order), func(i int) bool {
+		o := &a.recs[a.order[i]]
+		return !before(o, r)
+	})
+}
+
+func (a *adj) addVisible(idx uint32) {
+	p := a.orderPos(idx)
+	a.order = append(a.order, 0)
+	copy(a.order[p+1:], a.order[p:])
+	a.order[p] = idx
+}
+
+func (a *adj) removeVisible(idx uint32) {
+	p := a.orderPos(idx)
+	for p < len(a.order) && a.order[p] != idx {
+		p++ // equal keys cannot happen (id2 is unique), but stay safe
+	}
+	if p < len(a.order) {
+		a.order = append(a.order[:p], a.order[p+1:]...)
+	}
+}
+
+// insertRec inserts r at position i of recs, fixing the indexes in order.
+func (a *adj) insertRec(i int, r rec) {
+	a.recs = append(a.recs, rec{})
+	copy(a.recs[i+1:], a.recs[i:])
+	a.recs[i] = r
+	if !a.unsorted {
+		for j, o := range a.order {
+			if int(o) >= i {
+				a.order[j] = o + 1
+			}
+		}
+	}
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+// AddLink implements store.Store.
+func (s *Store) AddLink(_ context.Context, l *graph.Link) (graph.WriteResult, error) {
+	return s.upsert(l), nil
+}
+
+// UpdateLink implements store.Store; it has the same end state as AddLink.
+func (s *Store) UpdateLink(_ context.Context, l *graph.Link) (graph.WriteResult, error) {
+	return s.upsert(l), nil
+}
+
+func (s *Store) upsert(l *graph.Link) graph.WriteResult {
+	sh := s.shard(l.ID1, l.LinkType)
+	data := l.Data
+	if len(data) > graph.MaxLinkData {
+		data = data[:graph.MaxLinkData]
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	k := key{l.ID1, l.LinkType}
+	a := sh.lists[k]
+	if a == nil {
+		a = &adj{}
+		sh.lists[k] = a
+	}
+	a.sortOrder()
+	i, found := a.find(l.ID2)
+	res := graph.Inserted
+	delta := int64(0)
+	if found {
+		r := &a.recs[i]
+		same := r.vis == l.Visibility && r.time == l.Time && r.version == l.Version && string(sh.data(r)) == string(data)
+		if same {
+			res = graph.Unchanged
+		} else {
+			res = graph.Updated
+		}
+		wasVisible := r.vis == graph.VisibilityDefault
+		if wasVisible {
+			a.removeVisible(uint32(i))
+		}
+		r.vis, r.time, r.version = l.Visibility, l.Time, l.Version
+		if string(sh.data(r)) != string(data) {
+			if len(data) <= int(r.dataLen) {
+				copy(sh.blocks[r.arena][r.dataOff:], data) // reuse the old slot
+			} else {
+				r.arena, r.dataOff = sh.putData(data)
+			}
+			r.dataLen = uint8(len(data))
+		}
+		if r.vis == graph.VisibilityDefault {
+			a.addVisible(uint32(i))
+		}
+		switch {
+		case !wasVisible && r.vis == graph.VisibilityDefault:
+			delta = 1
+		case wasVisible && r.vis != graph.VisibilityDefault:
+			delta = -1
+		}
+	} else {
+		r := rec{id2: l.ID2, time: l.Time, version: l.Version, vis: l.Visibility, dataLen: uint8(len(data))}
+		r.arena, r.dataOff = sh.putData(data)
+		a.insertRec(i, r)
+		if r.vis == graph.VisibilityDefault {
+			a.addVisible(uint32(i))
+			delta = 1
+		}
+	}
+	a.bumpCount(delta)
+	return res
+}
+
+// bumpCount applies a count change and records the write on the count row.
+func (a *adj) bumpCount(delta int64) {
+	a.hasCount = true
+	a.count = max(a.count+delta, 0)
+	a.cVersion++
+	a.cTime = nowMs()
+}
+
+// DeleteLink implements store.Store.
+func (s *Store) DeleteLink(_ context.Context, id1, lt, id2 int64, expunge bool) (bool, error) {
+	sh := s.shard(id1, lt)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	a := sh.lists[key{id1, lt}]
+	if a == nil {
+		return false, nil
+	}
+	a.sortOrder()
+	i, found := a.find(id2)
+	if !found {
+		return false, nil
+	}
+	r := &a.recs[i]
+	wasVisible := r.vis == graph.VisibilityDefault
+	if wasVisible {
+		a.removeVisible(uint32(i))
+	}
+	if expunge {
+		a.recs = append(a.recs[:i], a.recs[i+1:]...)
+		for j, o := range a.order {
+			if int(o) > i {
+				a.order[j] = o - 1
+			}
+		}
+	} else {
+		r.vis = graph.VisibilityHidden
+	}
+	if wasVisible {
+		a.bumpCount(-1)
+	}
+	return true, nil
+}
+
+func (sh *linkShard) link(id1, lt int64, r *rec) graph.Link {
+	return graph.Link{ID1: id1, LinkType: lt, ID2: r.id2, Visibility: r.vis, Version: r.version, Time: r.time}
+}
+
+// MultigetLinks implements store.Store.
+func (s *Store) MultigetLinks(_ context.Context, id1, lt int64, id2s []int64, dst []graph.Link) ([]graph.Link, error) {
+	sh := s.shard(id1, lt)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	a := sh.lists[key{id1, lt}]
+	if a == nil {
+		return dst, nil
+	}
+	for _, id2 := range id2s {
+		if i, ok := a.find(id2); ok {
+			r := &a.recs[i]
+			l := sh.link(id1, lt, r)
+			l.Data = append([]byte(nil), sh.data(r)...)
+			dst = append(dst, l)
+		}
+	}
+	return dst, nil
+}
+
+// GetLinkList implements store.Store.
+func (s *Store) GetLinkList(_ context.Context, q graph.ListQuery, dst []graph.Link) ([]graph.Link, error) {
+	sh := s.shard(q.ID1, q.LinkType)
+	k := key{q.ID1, q.LinkType}
+	sh.mu.RLock()
+	a := sh.lists[k]
+	if a != nil && a.unsorted {
+		// Sort under the write lock once, then read.
+		sh.mu.RUnlock()
+		sh.mu.Lock()
+		a.sortOrder()
+		sh.mu.Unlock()
+		sh.mu.RLock()
+		a = sh.lists[k]
+	}
+	defer sh.mu.RUnlock()
+	if a == nil {
+		return dst, nil
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = graph.DefaultListLimit
+	}
+	// First visible link with time <= MaxTime.
+	p := sort.Search(len(a.order), func(i int) bool { return a.recs[a.order[i]].time <= q.MaxTime })
+	p += max(q.Offset, 0)
+	var total int
+	for ; p < len(a.order) && total < limit; p++ {
+		r := &a.recs[a.order[p]]
+		if r.time < q.MinTime {
+			break
+		}
+		total += int(r.dataLen)
+	}
+	// Copy payloads into one allocation for the whole page.
+	buf := make([]byte, 0, total)
+	p = sort.Search(len(a.order), func(i int) bool { return a.recs[a.order[i]].time <= q.MaxTime }) + max(q.Offset, 0)
+	for n := 0; p < len(a.order) && n < limit; p, n = p+1, n+1 {
+		r := &a.recs[a.order[p]]
+		if r.time < q.MinTime {
+			break
+		}
+		l := sh.link(q.ID1, q.LinkType, r)
+		s := len(buf)
+		buf = append(buf, sh.data(r)...)
+		l.Data = buf[s:len(buf):len(buf)]
+		dst = append(dst, l)
+	}
+	return dst, nil
+}
+
+// CountLinks implements store.Store.
+func (s *Store) CountLinks(_ context.Context, id1, lt int64) (int64, error) {
+	sh := s.shard(id1, lt)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	if a := sh.lists[key{id1, lt}]; a != nil && a.hasCount {
+		return a.count, nil
+	}
+	return 0, nil
+}
+
+// Close implements store.Store.
+func (s *Store) Close() error { return nil }

@@ -1,0 +1,79 @@
+package storetest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// testConcurrent races writers over a small key space and then checks the
+// invariant: every count equals the number of visible links.
+func testConcurrent(t *testing.T, s store.Store, o Options) {
+	const ids1, types, ids2 = 3, 2, 20
+	policy := store.DefaultRetryPolicy
+	policy.MaxAttempts = 50
+	var wg sync.WaitGroup
+	errs := make(chan error, o.Writers)
+	for w := 0; w < o.Writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 99))
+			for i := 0; i < o.Ops; i++ {
+				id1 := int64(100 + r.IntN(ids1))
+				typ := lt + int64(r.IntN(types))
+				id2 := int64(1 + r.IntN(ids2))
+				var op string
+				_, err := policy.Do(ctx, func() error {
+					var e error
+					switch k := r.IntN(10); {
+					case k < 4:
+						op = "add"
+						l := graph.Link{ID1: id1, LinkType: typ, ID2: id2, Visibility: uint8(r.IntN(4) % 3 % 2), Data: []byte("c"), Time: int64(i)}
+						_, e = s.AddLink(ctx, &l)
+					case k < 6:
+						op = "update"
+						l := graph.Link{ID1: id1, LinkType: typ, ID2: id2, Visibility: uint8(r.IntN(2)), Data: []byte("u"), Time: int64(i)}
+						_, e = s.UpdateLink(ctx, &l)
+					case k < 8:
+						op = "hide"
+						_, e = s.DeleteLink(ctx, id1, typ, id2, false)
+					default:
+						op = "expunge"
+						_, e = s.DeleteLink(ctx, id1, typ, id2, true)
+					}
+					return e
+				})
+				if err != nil {
+					errs <- fmt.Errorf("writer %d: %s (%d,%d,%d) failed after retries: %w", w, op, id1, typ, id2, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for id1 := int64(100); id1 < 100+ids1; id1++ {
+		for typ := lt; typ < lt+types; typ++ {
+			q := graph.NewListQuery(id1, typ)
+			ls, err := s.GetLinkList(ctx, q, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := s.CountLinks(ctx, id1, typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c != int64(len(ls)) {
+				t.Errorf("(%d, %d): count %d but %d visible links", id1, typ, c, len(ls))
+			}
+		}
+	}
+}
