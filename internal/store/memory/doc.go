@@ -3,6 +3,8 @@
 // fixed-size record per link, payloads in per-shard arenas), and fast
 // enough to measure the driver's own overhead. Nothing is persisted.
 //
-// Returned links and nodes share no memory with the store: Data is copied
-// into the caller's result.
+// The Data of returned links points into the store's payload arenas, whose
+// bytes are never modified after they are written (an update writes a new
+// slot): callers may keep it but must not modify it. The same holds for
+// node data.
 package memory

@@ -42,7 +42,7 @@ type rec struct {
 type adj struct {
 	recs    []rec    // sorted by id2
 	order   []uint32 // indexes into recs of visible links, by (time desc, id2 desc)
-	unsorted bool    // order needs sorting (after a bulk load)
+	unsorted bool    // recs and order need rebuilding (after a bulk load)
 	hasCount bool
 	count    int64
 	cTime    int64
@@ -54,9 +54,32 @@ type key struct{ id1, lt int64 }
 // linkShard guards the lists whose key hashes to it. Payload bytes are
 // appended to fixed-size arena blocks that never move.
 type linkShard struct {
-	mu     sync.RWMutex
-	lists  map[key]*adj
-	blocks [][]byte
+	mu      sync.RWMutex
+	lists   map[key]*adj
+	blocks  [][]byte
+	used    int // bytes appended to blocks
+	garbage int // bytes no record points to any more
+}
+
+// maybeCompact copies the live payloads into fresh blocks when more than
+// half of the arena is garbage, so updates do not grow memory without
+// bound. Old blocks stay valid for readers that still hold slices of them
+// and are freed by the garbage collector afterwards.
+func (sh *linkShard) maybeCompact() {
+	if sh.garbage < 16<<20 || sh.garbage*2 < sh.used {
+		return
+	}
+	old := sh.blocks
+	sh.blocks, sh.used, sh.garbage = nil, 0, 0
+	for _, a := range sh.lists {
+		for i := range a.recs {
+			r := &a.recs[i]
+			if r.dataLen > 0 {
+				d := old[r.arena][r.dataOff : r.dataOff+uint32(r.dataLen)]
+				r.arena, r.dataOff = sh.putData(d)
+			}
+		}
+	}
 }
 
 const blockSize = 1 << 20
@@ -70,6 +93,7 @@ func (s *linkShard) putData(d []byte) (uint16, uint32) {
 	}
 	b := len(s.blocks) - 1
 	off := len(s.blocks[b])
+	s.used += len(d)
 	s.blocks[b] = append(s.blocks[b], d...)
 	return uint16(b), uint32(off)
 }
@@ -78,7 +102,8 @@ func (s *linkShard) data(r *rec) []byte {
 	if r.dataLen == 0 {
 		return nil
 	}
-	return s.blocks[r.arena][r.dataOff : r.dataOff+uint32(r.dataLen)]
+	end := r.dataOff + uint32(r.dataLen)
+	return s.blocks[r.arena][r.dataOff:end:end]
 }
 
 type nodeShard struct {
@@ -138,10 +163,23 @@ func before(x, y *rec) bool {
 	return x.time > y.time || (x.time == y.time && x.id2 > y.id2)
 }
 
+// sortOrder finishes a bulk-loaded list: recs sorted by id2 (the last
+// load of a duplicate id2 wins) and the visible order rebuilt.
 func (a *adj) sortOrder() {
 	if !a.unsorted {
 		return
 	}
+	sort.SliceStable(a.recs, func(i, j int) bool { return a.recs[i].id2 < a.recs[j].id2 })
+	w := 0
+	for i := range a.recs {
+		if w > 0 && a.recs[w-1].id2 == a.recs[i].id2 {
+			a.recs[w-1] = a.recs[i]
+			continue
+		}
+		a.recs[w] = a.recs[i]
+		w++
+	}
+	a.recs = a.recs[:w]
 	a.order = a.order[:0]
 	for i := range a.recs {
 		if a.recs[i].vis == graph.VisibilityDefault {
@@ -236,12 +274,12 @@ func (s *Store) upsert(l *graph.Link) graph.WriteResult {
 		}
 		r.vis, r.time, r.version = l.Visibility, l.Time, l.Version
 		if string(sh.data(r)) != string(data) {
-			if len(data) <= int(r.dataLen) {
-				copy(sh.blocks[r.arena][r.dataOff:], data) // reuse the old slot
-			} else {
-				r.arena, r.dataOff = sh.putData(data)
-			}
+			// Payload bytes are immutable once written (readers may hold
+			// them), so a change goes to a new slot and the old one is garbage.
+			sh.garbage += int(r.dataLen)
+			r.arena, r.dataOff = sh.putData(data)
 			r.dataLen = uint8(len(data))
+			sh.maybeCompact()
 		}
 		if r.vis == graph.VisibilityDefault {
 			a.addVisible(uint32(i))
@@ -315,9 +353,8 @@ func (sh *linkShard) link(id1, lt int64, r *rec) graph.Link {
 // MultigetLinks implements store.Store.
 func (s *Store) MultigetLinks(_ context.Context, id1, lt int64, id2s []int64, dst []graph.Link) ([]graph.Link, error) {
 	sh := s.shard(id1, lt)
-	sh.mu.RLock()
+	a := sh.readLocked(key{id1, lt})
 	defer sh.mu.RUnlock()
-	a := sh.lists[key{id1, lt}]
 	if a == nil {
 		return dst, nil
 	}
@@ -325,7 +362,7 @@ func (s *Store) MultigetLinks(_ context.Context, id1, lt int64, id2s []int64, ds
 		if i, ok := a.find(id2); ok {
 			r := &a.recs[i]
 			l := sh.link(id1, lt, r)
-			l.Data = append([]byte(nil), sh.data(r)...)
+			l.Data = sh.data(r)
 			dst = append(dst, l)
 		}
 	}
@@ -335,18 +372,7 @@ func (s *Store) MultigetLinks(_ context.Context, id1, lt int64, id2s []int64, ds
 // GetLinkList implements store.Store.
 func (s *Store) GetLinkList(_ context.Context, q graph.ListQuery, dst []graph.Link) ([]graph.Link, error) {
 	sh := s.shard(q.ID1, q.LinkType)
-	k := key{q.ID1, q.LinkType}
-	sh.mu.RLock()
-	a := sh.lists[k]
-	if a != nil && a.unsorted {
-		// Sort under the write lock once, then read.
-		sh.mu.RUnlock()
-		sh.mu.Lock()
-		a.sortOrder()
-		sh.mu.Unlock()
-		sh.mu.RLock()
-		a = sh.lists[k]
-	}
+	a := sh.readLocked(key{q.ID1, q.LinkType})
 	defer sh.mu.RUnlock()
 	if a == nil {
 		return dst, nil
@@ -358,29 +384,32 @@ func (s *Store) GetLinkList(_ context.Context, q graph.ListQuery, dst []graph.Li
 	// First visible link with time <= MaxTime.
 	p := sort.Search(len(a.order), func(i int) bool { return a.recs[a.order[i]].time <= q.MaxTime })
 	p += max(q.Offset, 0)
-	var total int
-	for ; p < len(a.order) && total < limit; p++ {
-		r := &a.recs[a.order[p]]
-		if r.time < q.MinTime {
-			break
-		}
-		total += int(r.dataLen)
-	}
-	// Copy payloads into one allocation for the whole page.
-	buf := make([]byte, 0, total)
-	p = sort.Search(len(a.order), func(i int) bool { return a.recs[a.order[i]].time <= q.MaxTime }) + max(q.Offset, 0)
 	for n := 0; p < len(a.order) && n < limit; p, n = p+1, n+1 {
 		r := &a.recs[a.order[p]]
 		if r.time < q.MinTime {
 			break
 		}
 		l := sh.link(q.ID1, q.LinkType, r)
-		s := len(buf)
-		buf = append(buf, sh.data(r)...)
-		l.Data = buf[s:len(buf):len(buf)]
+		l.Data = sh.data(r)
 		dst = append(dst, l)
 	}
 	return dst, nil
+}
+
+// readLocked returns the list of k (nil when none) with the shard
+// read-locked; a list left unsorted by a bulk load is finished first.
+func (sh *linkShard) readLocked(k key) *adj {
+	sh.mu.RLock()
+	a := sh.lists[k]
+	if a == nil || !a.unsorted {
+		return a
+	}
+	sh.mu.RUnlock()
+	sh.mu.Lock()
+	a.sortOrder()
+	sh.mu.Unlock()
+	sh.mu.RLock()
+	return sh.lists[k]
 }
 
 // CountLinks implements store.Store.

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// options are the flags shared by every command, bound per invocation so
+// commands are testable (no package-level flag state).
+type options struct {
+	configFile string
+	overrides  []string
+	logFile    string
+	csvStats   string
+	csvStream  string
+	strict     bool
+	resultsDir string
+	noResults  bool
+	truncate   bool
+	load, req  bool // the reference's -l and -r
+	drop       bool // init --drop
+	quiet      bool
+}
+
+// app holds the output streams and builds the command tree.
+type app struct {
+	stdout, stderr io.Writer
+	opts           options
+}
+
+func newApp(stdout, stderr io.Writer) *app { return &app{stdout: stdout, stderr: stderr} }
+
+const usageLegacy = `usage: linkbench [-c <file>] [-csvstats <file>] [-csvstream <file>] [-D <property=value>] [-L <file>] [-l] [-r]
+ -c <file>                       Linkbench config file
+ -csvstats,--csvstats <file>     CSV stats output
+ -csvstream,--csvstream <file>   CSV streaming stats output
+ -D <property=value>             Override a config setting
+ -L <file>                       Log to this file
+ -l                              Execute loading stage of benchmark
+ -r                              Execute request stage of benchmark
+Commands: load, run, check, init, config, version (linkbench <command> --help)`
+
+// legacyLongFlags are the reference's single-dash long options, which
+// pflag would otherwise read as clusters of short flags.
+var legacyLongFlags = map[string]string{"-csvstats": "--csvstats", "-csvstream": "--csvstream"}
+
+// normalizeArgs rewrites the reference's single-dash long options.
+func normalizeArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		name, val, hasVal := strings.Cut(a, "=")
+		if long, ok := legacyLongFlags[name]; ok {
+			if hasVal {
+				a = long + "=" + val
+			} else {
+				a = long
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func (a *app) execute(ctx context.Context, args []string) error {
+	root := a.rootCmd()
+	root.SetArgs(normalizeArgs(args))
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	return root.ExecuteContext(ctx)
+}
+
+func (a *app) addCommon(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	f.StringVarP(&a.opts.configFile, "config", "c", "", "config file (.properties); without it linkbench runs the zero-config SQLite benchmark")
+	f.StringArrayVarP(&a.opts.overrides, "define", "D", nil, "override a config setting: -D key=value or -Dkey=value (repeatable)")
+	f.StringVarP(&a.opts.logFile, "log-file", "L", "", "also write log lines to this file")
+	f.StringVar(&a.opts.csvStats, "csvstats", "", "write the final per-op statistics as CSV to this file")
+	f.StringVar(&a.opts.csvStream, "csvstream", "", "write per-interval statistics as CSV to this file")
+	f.BoolVar(&a.opts.strict, "strict", false, "treat unknown config keys as errors")
+	f.StringVar(&a.opts.resultsDir, "results-dir", "", "directory for results bundles (default: key results_dir, ./linkbench-results)")
+	f.BoolVar(&a.opts.noResults, "no-results", false, "do not write a results bundle")
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "linkbench",
+		Short: "LinkBench: the Facebook social-graph database benchmark",
+		Long: `linkbench loads a synthetic social graph into a store and drives the production
+request mix against it, measuring every operation with HdrHistogram precision.
+
+The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError(fmt.Errorf("invalid trailing arguments: %s", strings.Join(args, " ")))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !a.opts.load && !a.opts.req {
+				return usageError(errors.New("did not select benchmark mode (use -l and/or -r, or a command such as `linkbench load`)"))
+			}
+			return a.runPhases(cmd.Context(), a.opts.load, a.opts.req)
+		},
+	}
+	a.addCommon(root)
+	root.Flags().BoolVarP(&a.opts.load, "load", "l", false, "execute the load phase")
+	root.Flags().BoolVarP(&a.opts.req, "request", "r", false, "execute the request phase")
+	root.Flags().BoolVar(&a.opts.truncate, "truncate", false, "empty the store before loading")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+
+	loadCmd := &cobra.Command{
+		Use:   "load",
+		Short: "Generate the graph and bulk-load it into the store",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runPhases(cmd.Context(), true, false) },
+	}
+	loadCmd.Flags().BoolVar(&a.opts.truncate, "truncate", false, "empty the store before loading (otherwise a non-empty store is refused)")
+	runCmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the request phase against a loaded store",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runPhases(cmd.Context(), false, true) },
+	}
+	versionCmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(a.stdout, "linkbench %s\n", toolVersion())
+			return nil
+		},
+	}
+	configCmd := &cobra.Command{
+		Use:   "config",
+		Short: "Print the effective configuration and where each value came from",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.printConfig() },
+	}
+	checkCmd := &cobra.Command{
+		Use:   "check",
+		Short: "Verify that every count row equals the number of visible links",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.check(cmd.Context()) },
+	}
+	initCmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create the store's schema (idempotent)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.initSchema(cmd.Context()) },
+	}
+	initCmd.Flags().BoolVar(&a.opts.drop, "drop", false, "drop existing tables first")
+	for _, c := range []*cobra.Command{loadCmd, runCmd, configCmd, checkCmd, initCmd} {
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	}
+	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd)
+	return root
+}
+
+// usageError is a command-line mistake: message plus usage, exit code 1.
+func usageError(err error) error {
+	return &exitError{code: 1, err: fmt.Errorf("%v\n%s", err, usageLegacy)}
+}

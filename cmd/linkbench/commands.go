@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/linkbench/linkbench/internal/check"
+	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/workload"
+)
+
+// printConfig prints every effective key, its value and its origin.
+func (a *app) printConfig() error {
+	e, err := a.setup()
+	if err != nil {
+		return err
+	}
+	defer e.log.close()
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "# store resolves to %q\n", e.drv.Name)
+	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
+	for _, en := range e.cfg.Props.Entries() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", en.Key, report.Redact(en.Key, en.Value), en.OriginText())
+	}
+	return tw.Flush()
+}
+
+// initSchema creates (or with --drop recreates) the store's schema.
+func (a *app) initSchema(ctx context.Context) error {
+	e, err := a.setup()
+	if err != nil {
+		return err
+	}
+	defer e.log.close()
+	st, err := e.open(ctx, 1)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	in, ok := st.(store.Initializer)
+	if !ok {
+		fmt.Fprintf(a.stdout, "store %s needs no schema\n", e.drv.Name)
+		return nil
+	}
+	if err := in.Init(ctx, a.opts.drop); err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	fmt.Fprintf(a.stdout, "schema of store %s is ready\n", e.drv.Name)
+	return nil
+}
+
+// check verifies the count invariant and exits 1 on any mismatch.
+func (a *app) check(ctx context.Context) error {
+	e, err := a.setup()
+	if err != nil {
+		return err
+	}
+	defer e.log.close()
+	st, err := e.open(ctx, 2)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := checkSchema(ctx, st); err != nil {
+		return err
+	}
+	sc, ok := st.(store.Scanner)
+	if !ok {
+		return fmt.Errorf("store %s cannot be checked (it has no scan ability)", e.drv.Name)
+	}
+	if ms, ok := st.(store.MetaStore); ok {
+		if meta, err := ms.GetMeta(ctx); err == nil {
+			if v := meta[workload.MetaComplete]; v == "false" {
+				e.log.Warnf("the last load of this store did not complete")
+			}
+		}
+	}
+	res, err := check.Run(ctx, sc, check.Options{})
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	return a.printCheck(res)
+}
+
+func (a *app) printCheck(res *check.Result) error {
+	fmt.Fprintf(a.stdout, "checked %d (id1, link_type) keys", res.Keys)
+	if res.Nodes {
+		fmt.Fprintf(a.stdout, ", node ids %d..%d", res.MinNode, res.MaxNode)
+	}
+	fmt.Fprintln(a.stdout)
+	for _, m := range res.First {
+		fmt.Fprintf(a.stdout, "MISMATCH %s\n", m)
+	}
+	if extra := res.Mismatches - int64(len(res.First)); extra > 0 {
+		fmt.Fprintf(a.stdout, "... and %d more mismatches\n", extra)
+	}
+	for _, n := range res.NodeIssues {
+		fmt.Fprintf(a.stdout, "NODE %s\n", n)
+	}
+	if !res.OK() {
+		return &exitError{code: 1, err: fmt.Errorf("check failed: %d count mismatches, %d node issues", res.Mismatches, len(res.NodeIssues))}
+	}
+	fmt.Fprintln(a.stdout, "check passed: every count equals its visible links")
+	return nil
+}

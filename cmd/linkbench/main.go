@@ -1,0 +1,71 @@
+// Command linkbench is the LinkBench social-graph database benchmark: it
+// loads a synthetic graph into a store and drives the production request
+// mix against it. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitError carries a specific exit code for main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the command line and returns the process exit code.
+func run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+
+	app := newApp(os.Stdout, os.Stderr)
+	err := app.execute(ctx, args)
+	code := 0
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+			if ee.err != nil {
+				fmt.Fprintln(os.Stderr, "linkbench: "+ee.err.Error())
+			}
+		} else {
+			code = 1
+			fmt.Fprintln(os.Stderr, "linkbench: "+err.Error())
+		}
+	}
+	if ctx.Err() != nil {
+		select {
+		case s := <-sig:
+			if s == syscall.SIGTERM {
+				return 143
+			}
+			return 130
+		default:
+			return 130
+		}
+	}
+	return code
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/workload"
+)
+
+// runPhases runs the load and/or request phase in one process.
+func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
+	e, err := a.setup()
+	if err != nil {
+		return err
+	}
+	defer e.log.close()
+	cfg := e.cfg
+	conc := cfg.Loaders + 1
+	if doRequest {
+		conc = max(conc, cfg.Requesters)
+	}
+	st, err := e.open(ctx, conc)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	e.log.Infof("store %s, graph ids [%d, %d), %d link types", e.drv.Name, cfg.StartID1, cfg.MaxID1, cfg.LinkTypeCount)
+	if doLoad {
+		if err := a.load(ctx, e, st); err != nil {
+			return err
+		}
+	}
+	if doRequest && ctx.Err() == nil {
+		if err := a.request(ctx, e, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *app) resultsDir(e *env) string {
+	if a.opts.resultsDir != "" {
+		return a.opts.resultsDir
+	}
+	return e.cfg.ResultsDir
+}
+
+func (a *app) load(ctx context.Context, e *env, st store.Store) error {
+	cfg := e.cfg
+	bl, ok := st.(store.BulkLoader)
+	if !ok {
+		return fmt.Errorf("store %s cannot bulk load", e.drv.Name)
+	}
+	if in, ok := st.(store.Initializer); ok {
+		if err := in.Init(ctx, false); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	}
+	if err := checkSchema(ctx, st); err != nil {
+		return err
+	}
+	if a.opts.truncate {
+		if r, ok := st.(store.Resetter); ok {
+			e.log.Infof("emptying the store before loading (--truncate)")
+			if err := r.Reset(ctx); err != nil {
+				return fmt.Errorf("truncate: %w", err)
+			}
+		}
+	} else if ec, ok := st.(store.EmptyChecker); ok {
+		empty, err := ec.IsEmpty(ctx)
+		if err != nil {
+			return err
+		}
+		if !empty {
+			return errors.New("the store already holds a graph; add --truncate to empty it before loading, or run `linkbench init --drop`")
+		}
+	}
+	g, err := e.graph(time.Now().UnixMilli())
+	if err != nil {
+		return err
+	}
+	dataHash := ""
+	if e.data != nil {
+		dataHash = e.data.Hash()
+	}
+	ms, hasMeta := st.(store.MetaStore)
+	if hasMeta {
+		if err := ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), false)); err != nil {
+			return fmt.Errorf("record graph metadata: %w", err)
+		}
+	}
+	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
+	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
+	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update}
+	started := time.Now()
+	res, err := lp.Run(ctx)
+	prog.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: 130, err: errors.New("load interrupted; the store holds a partial graph (load again with --truncate)")}
+		}
+		return err
+	}
+	if hasMeta {
+		if err := ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true)); err != nil {
+			return fmt.Errorf("record graph metadata: %w", err)
+		}
+	}
+	a.println(e, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Elapsed))
+	var sb strings.Builder
+	report.WriteOpLines(&sb, res.Summary, cfg.Loaders+1)
+	a.print(e, sb.String())
+	if err := a.writeCSVStats(res.Summary, cfg.Loaders+1); err != nil {
+		return err
+	}
+	r := a.baseResults(ctx, e, st, "load", started, res.Elapsed)
+	r.Totals = report.Totals{Nodes: res.Nodes, Links: res.Links, Counts: res.Counts, LinksPerSec: perSec(res.Links, res.Elapsed)}
+	r.Ops = res.Summary
+	r.Intervals = res.Collector.Series()
+	return a.writeBundle(e, r, res.Collector)
+}
+
+func perSec(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func (a *app) request(ctx context.Context, e *env, st store.Store) error {
+	cfg := e.cfg
+	if cfg.Requesters == 0 {
+		a.println(e, "NO REQUEST PHASE CONFIGURED.")
+		return nil
+	}
+	if err := checkSchema(ctx, st); err != nil {
+		return err
+	}
+	dataHash := ""
+	if e.data != nil {
+		dataHash = e.data.Hash()
+	}
+	if ms, ok := st.(store.MetaStore); ok {
+		meta, err := ms.GetMeta(ctx)
+		if err != nil {
+			return fmt.Errorf("read graph metadata: %w", err)
+		}
+		adopted, err := workload.AdoptMeta(cfg, meta, dataHash)
+		if err != nil {
+			return err
+		}
+		if len(adopted) > 0 {
+			e.log.Infof("using the loaded graph's %s", strings.Join(adopted, ", "))
+		}
+	}
+	g, err := e.graph(time.Now().UnixMilli())
+	if err != nil {
+		return err
+	}
+	gens, err := workloadGens(e)
+	if err != nil {
+		return err
+	}
+	var stream *report.StreamWriter
+	if a.opts.csvStream != "" {
+		f, err := os.Create(a.opts.csvStream)
+		if err != nil {
+			return fmt.Errorf("-csvstream: %w", err)
+		}
+		defer f.Close()
+		if stream, err = report.NewStreamWriter(f); err != nil {
+			return fmt.Errorf("-csvstream: %w", err)
+		}
+	}
+	e.log.Infof("request phase: %d requesters, %s, warm-up %s, seed %d", cfg.Requesters, limitText(cfg), cfg.WarmupTime, cfg.RequestRandomSeed)
+	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry()}
+	total := int64(cfg.Requesters) * cfg.Requests
+	rp.OnProgress = func(p workload.Progress) { a.requestProgress(e, p, total) }
+	var streamErr error
+	if stream != nil {
+		rp.OnInterval = func(iv stats.Interval) {
+			if streamErr == nil {
+				streamErr = stream.Write(iv)
+			}
+		}
+	}
+	started := time.Now()
+	res, runErr := rp.Run(ctx)
+	if res == nil {
+		return runErr
+	}
+	if streamErr != nil {
+		e.log.Warnf("-csvstream: %v", streamErr)
+	}
+	if res.Interrupted {
+		e.log.Warnf("interrupted: reporting the %d requests that finished", res.Requests)
+	}
+	for _, t := range res.Threads {
+		e.log.Infof("ThreadID = %d total requests = %d requests/second = %.0f found = %d not found = %d history queries = %d/%d failed = %d",
+			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.Requests, t.Failed)
+	}
+	var sb strings.Builder
+	report.WriteOpLines(&sb, res.Summary, cfg.Requesters)
+	sb.WriteString("\n")
+	report.WriteTable(&sb, res.Summary)
+	a.print(e, sb.String())
+	a.println(e, report.RequestLine(res.Requests, res.Elapsed))
+	if err := a.writeCSVStats(res.Summary, cfg.Requesters); err != nil {
+		return err
+	}
+	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed)
+	r.Interrupted = res.Interrupted
+	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, OpsPerSec: perSec(res.Requests, res.Elapsed)}
+	r.Ops = res.Summary
+	r.Threads = res.Threads
+	r.Intervals = res.Series
+	if err := a.writeBundle(e, r, res.Collector); err != nil {
+		return err
+	}
+	if errors.Is(runErr, workload.ErrTooManyFailures) {
+		return &exitError{code: 1, err: fmt.Errorf("a requester failed more than max_failed_requests = %d times; the last error: %v", cfg.MaxFailedRequests, firstError(res))}
+	}
+	return runErr
+}
+
+func firstError(res *workload.RequestResult) error {
+	if res.LastError != nil {
+		return res.LastError
+	}
+	return errors.New("unknown")
+}
+
+func limitText(cfg *config.Config) string {
+	var parts []string
+	if cfg.Requests > 0 {
+		parts = append(parts, fmt.Sprintf("%d requests each", cfg.Requests))
+	}
+	parts = append(parts, fmt.Sprintf("at most %s", cfg.MaxTime))
+	if cfg.RequestRate > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f ops/s per requester", cfg.RequestRate))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func workloadGens(e *env) (workload.Gens, error) { return workload.NewGens(e.cfg) }
+
+func (a *app) println(e *env, s string) { a.print(e, s+"\n") }
+
+func (a *app) print(e *env, s string) {
+	fmt.Fprint(a.stdout, s)
+	e.log.toFile(s)
+}
+
+func (a *app) writeCSVStats(ops []stats.OpSummary, threads int) error {
+	if a.opts.csvStats == "" {
+		return nil
+	}
+	f, err := os.Create(a.opts.csvStats)
+	if err != nil {
+		return fmt.Errorf("-csvstats: %w", err)
+	}
+	if err := report.WriteCSVStats(f, ops, threads); err != nil {
+		f.Close()
+		return fmt.Errorf("-csvstats: %w", err)
+	}
+	return f.Close()
+}
+
+// baseResults fills the parts of the results common to both phases.
+func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase string, started time.Time, elapsed time.Duration) *report.Results {
+	r := &report.Results{
+		SchemaVersion: report.SchemaVersion, Phase: phase, ToolVersion: toolVersion(),
+		StartedAt: started, ElapsedSec: elapsed.Seconds(), Store: e.drv.Name,
+		Environment: report.CurrentEnvironment(),
+	}
+	for _, en := range e.cfg.Props.Entries() {
+		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: report.Redact(en.Key, en.Value), Origin: en.OriginText()})
+	}
+	if d, ok := st.(store.Describer); ok {
+		if desc, err := d.Describe(ctx); err == nil {
+			r.StoreVersion, r.StoreSettings = desc.Version, desc.Settings
+		}
+	}
+	if s, ok := st.(store.Sizer); ok {
+		if n, err := s.SizeOnDisk(ctx); err == nil {
+			r.SizeOnDisk = n
+		}
+	}
+	return r
+}
+
+func (a *app) writeBundle(e *env, r *report.Results, c *stats.Collector) error {
+	if a.opts.noResults {
+		return nil
+	}
+	dir, err := report.WriteBundle(a.resultsDir(e), r, c.Histograms(), nil)
+	if err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	e.log.Infof("results written to %s", dir)
+	return nil
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/dist"
+	"github.com/linkbench/linkbench/internal/gen"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// zeroConfigDefaults is the laptop-scale benchmark used when no -c is
+// given: the embedded SQLite store with the shipped 2017 workload.
+var zeroConfigDefaults = map[string]string{
+	"store":               "sqlite",
+	"workload_file":       "config/FBWorkload.properties",
+	"data_dir":            "./linkbench-data",
+	"maxid1":              "100001",
+	"loaders":             "4",
+	"requesters":          "4",
+	"maxtime":             "60",
+	"warmup_time":         "5",
+	"requests":            "0",
+	"max_failed_requests": "100",
+	"progressfreq":        "10",
+}
+
+func toolVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}
+
+// logger writes "LEVEL time msg" lines to stderr and, with -L, to a file.
+type logger struct {
+	mu  sync.Mutex
+	out io.Writer
+	f   *os.File
+}
+
+func (l *logger) logf(level, format string, args ...any) {
+	line := fmt.Sprintf("%s %s: %s\n", level, time.Now().Format("2006-01-02 15:04:05.000"), fmt.Sprintf(format, args...))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.out, line)
+	if l.f != nil {
+		io.WriteString(l.f, line)
+	}
+}
+
+func (l *logger) Infof(format string, args ...any) { l.logf("INFO", format, args...) }
+func (l *logger) Warnf(format string, args ...any) { l.logf("WARN", format, args...) }
+
+// toFile copies a line of human output into the log file, if any.
+func (l *logger) toFile(s string) {
+	if l.f == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.f, s)
+}
+
+func (l *logger) close() {
+	if l.f != nil {
+		l.f.Close()
+	}
+}
+
+// env is everything a command needs, built once from the flags.
+type env struct {
+	cfg  *config.Config
+	log  *logger
+	data *dist.DataFile
+	drv  *store.Driver
+}
+
+// setup parses the config and opens the log file.
+func (a *app) setup() (*env, error) {
+	lg := &logger{out: a.stderr}
+	if a.opts.logFile != "" {
+		f, err := os.OpenFile(a.opts.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("-L %s: %w", a.opts.logFile, err)
+		}
+		lg.f = f
+	}
+	src := config.Source{
+		ConfigFile: a.opts.configFile,
+		Overrides:  a.opts.overrides,
+		Strict:     a.opts.strict,
+		Home:       os.Getenv("LINKBENCH_HOME"),
+		ExtraKeys:  map[string]bool{},
+	}
+	for _, d := range store.Drivers() {
+		for _, k := range d.Keys {
+			src.ExtraKeys[k.Name] = true
+		}
+	}
+	if src.ConfigFile == "" {
+		src.Defaults = zeroConfigDefaults
+	}
+	cfg, warnings, err := config.Load(src)
+	if err != nil {
+		lg.close()
+		return nil, err
+	}
+	for _, w := range warnings {
+		lg.Warnf("%s", w)
+	}
+	drv, err := store.Lookup(cfg.Store)
+	if err != nil {
+		lg.close()
+		return nil, fmt.Errorf("store %q (%s): %w", cfg.Store, cfg.Props.Where("store"), err)
+	}
+	e := &env{cfg: cfg, log: lg, drv: drv}
+	if e.data, err = cfg.LoadData(); err != nil {
+		lg.close()
+		return nil, fmt.Errorf("data_file: %w", err)
+	}
+	return e, nil
+}
+
+// open connects to the store, sized for concurrency goroutines.
+func (e *env) open(ctx context.Context, concurrency int) (store.Store, error) {
+	st, err := e.drv.Open(ctx, store.Options{Props: e.cfg.Props, Concurrency: concurrency, Logf: e.log.Infof})
+	if err != nil {
+		return nil, fmt.Errorf("open %s store: %w", e.drv.Name, err)
+	}
+	return st, nil
+}
+
+// graph builds the deterministic graph generator of the config.
+func (e *env) graph(nowMs int64) (*gen.Graph, error) {
+	cfg := e.cfg
+	return gen.NewGraph(gen.GraphSpec{
+		StartID1: cfg.StartID1, MaxID1: cfg.MaxID1, LinkTypeCount: cfg.LinkTypeCount,
+		RandomID2Max: cfg.RandomID2Max, NLinks: cfg.NLinks, Data: e.data,
+		LinkDataSize: cfg.LinkDataSize, NodeDataSize: cfg.NodeDataSize,
+		LinkGen: cfg.LinkAddGen, NodeGen: cfg.NodeAddGen,
+		Seed: cfg.LoadRandomSeed, NowMs: nowMs,
+	})
+}
+
+func (e *env) retry() store.RetryPolicy {
+	p := store.DefaultRetryPolicy
+	p.MaxAttempts = max(e.cfg.RetryAttempts, 1)
+	return p
+}
+
+// checkSchema reports missing or wrong tables before any work starts.
+func checkSchema(ctx context.Context, st store.Store) error {
+	if sc, ok := st.(interface{ CheckSchema(context.Context) error }); ok {
+		return sc.CheckSchema(ctx)
+	}
+	return nil
+}
+

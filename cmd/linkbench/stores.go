@@ -1,0 +1,6 @@
+package main
+
+// The stores register themselves with the registry when imported.
+import (
+	_ "github.com/linkbench/linkbench/internal/store/memory"
+)

@@ -1,0 +1,127 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Stage is one step of an open-loop run: Rate ops/s for Duration.
+type Stage struct {
+	Rate     float64
+	Duration time.Duration
+}
+
+// ParseStages reads "rate:seconds,rate:seconds,...".
+func ParseStages(s string) ([]Stage, error) {
+	var out []Stage
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		r, d, ok := strings.Cut(part, ":")
+		rate, err1 := strconv.ParseFloat(strings.TrimSpace(r), 64)
+		secs, err2 := strconv.ParseFloat(strings.TrimSpace(d), 64)
+		if !ok || err1 != nil || err2 != nil || !(rate > 0) || !(secs > 0) || math.IsInf(rate, 0) || math.IsInf(secs, 0) {
+			return nil, fmt.Errorf("stage %q: expected rate:seconds with both positive, e.g. 1000:60", part)
+		}
+		out = append(out, Stage{Rate: rate, Duration: time.Duration(secs * float64(time.Second))})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no stages in %q: expected rate:seconds,rate:seconds,...", s)
+	}
+	return out, nil
+}
+
+// Schedule hands out the intended start times of a global open-loop
+// arrival process shared by all requesters: Poisson (exponential gaps) or
+// uniform (fixed gaps), at a rate that may ramp up linearly and change by
+// stage. It is safe for concurrent use.
+type Schedule struct {
+	mu      sync.Mutex
+	start   time.Time
+	next    time.Time
+	poisson bool
+	ramp    time.Duration
+	stages  []Stage // the last stage lasts forever
+	rng     *rand.Rand
+	issued  int64
+}
+
+// NewSchedule starts a schedule at start. With one stage of Duration 0 the
+// rate is constant. ramp > 0 grows the rate linearly from 0 to the first
+// stage's rate over that time.
+func NewSchedule(start time.Time, stages []Stage, poisson bool, ramp time.Duration, seed uint64) *Schedule {
+	return &Schedule{start: start, next: start, poisson: poisson, ramp: ramp, stages: stages,
+		rng: rand.New(rand.NewPCG(seed, 0xa441))}
+}
+
+// rateAt is the target arrival rate at offset d from the start.
+func (s *Schedule) rateAt(d time.Duration) float64 {
+	var rate float64
+	rest := d
+	for i, st := range s.stages {
+		rate = st.Rate
+		if i == len(s.stages)-1 || rest < st.Duration {
+			break
+		}
+		rest -= st.Duration
+	}
+	if s.ramp > 0 && d < s.ramp {
+		rate *= max(float64(d)/float64(s.ramp), 0.001)
+	}
+	return rate
+}
+
+// Next returns the intended start time of the next request.
+func (s *Schedule) Next() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.next
+	rate := s.rateAt(t.Sub(s.start))
+	gap := 1 / rate
+	if s.poisson {
+		gap = s.rng.ExpFloat64() / rate
+	}
+	s.next = t.Add(time.Duration(gap * float64(time.Second)))
+	s.issued++
+	return t
+}
+
+// Backlog is the number of arrivals that are due by now but not yet taken
+// by a requester, given the current rate: how far the store lags behind.
+func (s *Schedule) Backlog(now time.Time) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	late := now.Sub(s.next)
+	if late <= 0 {
+		return 0
+	}
+	return late.Seconds() * s.rateAt(now.Sub(s.start))
+}
+
+// StageAt returns the index of the stage in force at offset d.
+func (s *Schedule) StageAt(d time.Duration) int {
+	rest := d
+	for i, st := range s.stages {
+		if i == len(s.stages)-1 || rest < st.Duration {
+			return i
+		}
+		rest -= st.Duration
+	}
+	return 0
+}
+
+// Total is the sum of the stage durations (0 when the last stage is open).
+func (s *Schedule) Total() time.Duration {
+	var d time.Duration
+	for _, st := range s.stages {
+		d += st.Duration
+	}
+	return d
+}

@@ -1,0 +1,414 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/gen"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// pieceLinks is the most links of one (id1, link_type) a single task
+// loads. Larger adjacency lists (the "super nodes" of the real degree
+// distribution) are split into pieces that all loaders share.
+const pieceLinks = 1 << 16
+
+// LoadPhase is the configured load phase. Fill the exported fields, then
+// call Run once.
+type LoadPhase struct {
+	Config *config.Config
+	Store  store.BulkLoader
+	Graph  *gen.Graph
+	Retry  store.RetryPolicy
+	// Shard and Shards select this process's part of the graph: chunks
+	// (and pieces) whose sequence number is Shard modulo Shards. Zero
+	// Shards means 1.
+	Shard, Shards int
+	// OnProgress, when set, is called about once a second.
+	OnProgress func(LoadProgress)
+}
+
+// LoadProgress is a snapshot of a running load.
+type LoadProgress struct {
+	Elapsed           time.Duration
+	Links, LinksTotal int64
+	Nodes, NodesTotal int64
+	Counts            int64
+}
+
+// LoadResult is what the load phase wrote and measured.
+type LoadResult struct {
+	Nodes, ExpectedNodes int64
+	Links, Counts        int64
+	Elapsed              time.Duration
+	Summary              []stats.OpSummary
+	Collector            *stats.Collector
+}
+
+// task is one unit of loader work: a chunk of id1s (all their counts and
+// the links of their small adjacency lists), or one piece of a large list.
+type task struct {
+	lo, hi int64 // chunk [lo, hi)
+	piece  bool
+	id1    int64
+	typ    int
+	from   int64
+	to     int64
+}
+
+type loadCounters struct {
+	links, nodes, counts atomic.Int64
+}
+
+// Run loads the graph. On error or cancellation it stops all loaders and
+// returns the first error.
+func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
+	cfg := p.Config
+	shards := max(p.Shards, 1)
+	info := store.LoadInfo{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1}
+	if err := p.Store.BeginLoad(ctx, info); err != nil {
+		return nil, fmt.Errorf("begin load: %w", err)
+	}
+	start := time.Now()
+	c := stats.NewCollector(cfg.HDRAccuracy, false, start)
+	var cnt loadCounters
+	linksTotal := p.expectedLinks(shards)
+	nodesTotal := int64(0)
+	if cfg.GenerateNodes {
+		nodesTotal = p.expectedNodes(shards)
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	fail := func(err error) { cancel(err) }
+
+	tasks := make(chan task, 4*cfg.Loaders)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(tasks)
+		p.produce(ctx, shards, tasks)
+	}()
+	for i := 0; i < cfg.Loaders; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.linkLoader(ctx, c.NewHandle(), tasks, &cnt); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	if cfg.GenerateNodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.nodeLoader(ctx, c.NewHandle(), shards, &cnt); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+loop:
+	for {
+		select {
+		case <-finished:
+			break loop
+		case now := <-t.C:
+			c.Tick(now)
+			if p.OnProgress != nil {
+				p.OnProgress(LoadProgress{Elapsed: now.Sub(start), Links: cnt.links.Load(), LinksTotal: linksTotal,
+					Nodes: cnt.nodes.Load(), NodesTotal: nodesTotal, Counts: cnt.counts.Load()})
+			}
+		}
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.Store.EndLoad(ctx, info); err != nil {
+		return nil, fmt.Errorf("end load: %w", err)
+	}
+	c.Tick(time.Now())
+	res := &LoadResult{
+		Nodes: cnt.nodes.Load(), ExpectedNodes: nodesTotal, Links: cnt.links.Load(), Counts: cnt.counts.Load(),
+		Elapsed: time.Since(start), Summary: c.Summary(), Collector: c,
+	}
+	if p.OnProgress != nil {
+		p.OnProgress(LoadProgress{Elapsed: res.Elapsed, Links: res.Links, LinksTotal: linksTotal,
+			Nodes: res.Nodes, NodesTotal: nodesTotal, Counts: res.Counts})
+	}
+	return res, nil
+}
+
+// mine reports whether work item seq belongs to this shard.
+func (p *LoadPhase) mine(seq int64, shards int) bool { return seq%int64(shards) == int64(p.Shard) }
+
+// expectedLinks sums the degrees of this shard's part of the graph.
+func (p *LoadPhase) expectedLinks(shards int) int64 {
+	var total, seq int64
+	types := int64(p.Config.LinkTypeCount)
+	p.walk(shards, func(lo, hi int64, chunkMine bool) {
+		for id1 := lo; id1 < hi; id1++ {
+			per := p.Graph.LinksPerType(id1)
+			if per > pieceLinks {
+				for range types {
+					for from := int64(0); from < per; from += pieceLinks {
+						if p.mine(seq, shards) {
+							total += min(pieceLinks, per-from)
+						}
+						seq++
+					}
+				}
+			} else if chunkMine {
+				total += per * types
+			}
+		}
+	})
+	return total
+}
+
+func (p *LoadPhase) expectedNodes(shards int) int64 {
+	var total int64
+	p.walk(shards, func(lo, hi int64, chunkMine bool) {
+		if chunkMine {
+			total += hi - lo
+		}
+	})
+	return total
+}
+
+// walk calls fn for every chunk of id1s with whether it belongs to this shard.
+func (p *LoadPhase) walk(shards int, fn func(lo, hi int64, mine bool)) {
+	cfg := p.Config
+	size := max(cfg.LoaderChunkSize, 1)
+	var seq int64
+	for lo := cfg.StartID1; lo < cfg.MaxID1; lo += size {
+		fn(lo, min(lo+size, cfg.MaxID1), p.mine(seq, shards))
+		seq++
+	}
+}
+
+// produce sends this shard's tasks: chunk tasks, and piece tasks for every
+// adjacency list longer than pieceLinks. Piece tasks are numbered in their
+// own sequence so shards split them evenly whatever chunk they fall in.
+func (p *LoadPhase) produce(ctx context.Context, shards int, out chan<- task) {
+	var pieceSeq int64
+	send := func(t task) bool {
+		select {
+		case out <- t:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	cfg := p.Config
+	size := max(cfg.LoaderChunkSize, 1)
+	var seq int64
+	for lo := cfg.StartID1; lo < cfg.MaxID1; lo += size {
+		hi := min(lo+size, cfg.MaxID1)
+		if p.mine(seq, shards) && !send(task{lo: lo, hi: hi}) {
+			return
+		}
+		seq++
+		for id1 := lo; id1 < hi; id1++ {
+			per := p.Graph.LinksPerType(id1)
+			if per <= pieceLinks {
+				continue
+			}
+			for typ := 0; typ < cfg.LinkTypeCount; typ++ {
+				for from := int64(0); from < per; from += pieceLinks {
+					if p.mine(pieceSeq, shards) && !send(task{piece: true, id1: id1, typ: typ, from: from, to: min(from+pieceLinks, per)}) {
+						return
+					}
+					pieceSeq++
+				}
+			}
+		}
+	}
+}
+
+// linkBatch accumulates links whose payloads are copied into an arena that
+// never reallocates while the batch is open.
+type linkBatch struct {
+	links []graph.Link
+	arena []byte
+	size  int
+}
+
+func newLinkBatch(size int) *linkBatch {
+	return &linkBatch{links: make([]graph.Link, 0, size), arena: make([]byte, 0, size*graph.MaxLinkData), size: size}
+}
+
+func (b *linkBatch) add(l graph.Link) {
+	s := len(b.arena)
+	b.arena = append(b.arena, l.Data...)
+	l.Data = b.arena[s:len(b.arena):len(b.arena)]
+	b.links = append(b.links, l)
+}
+
+func (b *linkBatch) full() bool { return len(b.links) >= b.size }
+
+func (b *linkBatch) reset() { b.links, b.arena = b.links[:0], b.arena[:0] }
+
+// linkLoader runs tasks until the channel closes.
+func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-chan task, cnt *loadCounters) error {
+	cfg := p.Config
+	bs := max(cfg.BulkInsertCount, 1)
+	w := p.Graph.NewWorker()
+	batch := newLinkBatch(bs)
+	counts := make([]graph.Count, 0, bs)
+	var scratch []graph.Link
+
+	flushLinks := func() error {
+		if len(batch.links) == 0 {
+			return nil
+		}
+		n := int64(len(batch.links))
+		if err := p.timed(ctx, h, graph.LoadLinksBulk, func() error { return p.Store.LoadLinks(ctx, batch.links) }); err != nil {
+			return fmt.Errorf("load links of id1 %d..%d: %w", batch.links[0].ID1, batch.links[n-1].ID1, err)
+		}
+		cnt.links.Add(n)
+		batch.reset()
+		return nil
+	}
+	flushCounts := func() error {
+		if len(counts) == 0 {
+			return nil
+		}
+		if err := p.timed(ctx, h, graph.LoadCountsBulk, func() error { return p.Store.LoadCounts(ctx, counts) }); err != nil {
+			return fmt.Errorf("load counts of id1 %d..%d: %w", counts[0].ID1, counts[len(counts)-1].ID1, err)
+		}
+		cnt.counts.Add(int64(len(counts)))
+		counts = counts[:0]
+		return nil
+	}
+
+	for t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if t.piece {
+			for from := t.from; from < t.to; from += int64(bs) {
+				scratch = w.Links(t.id1, t.typ, from, min(from+int64(bs), t.to), scratch[:0])
+				for _, l := range scratch {
+					batch.add(l)
+				}
+				if err := flushLinks(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for id1 := t.lo; id1 < t.hi; id1++ {
+			per := p.Graph.LinksPerType(id1)
+			for typ := 0; typ < cfg.LinkTypeCount; typ++ {
+				counts = append(counts, p.Graph.Count(id1, typ))
+				if len(counts) >= bs {
+					if err := flushCounts(); err != nil {
+						return err
+					}
+				}
+				if per > pieceLinks {
+					continue // loaded by piece tasks
+				}
+				for from := int64(0); from < per; {
+					room := int64(bs - len(batch.links))
+					to := min(per, from+room)
+					scratch = w.Links(id1, typ, from, to, scratch[:0])
+					for _, l := range scratch {
+						batch.add(l)
+					}
+					from = to
+					if batch.full() {
+						if err := flushLinks(); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := flushLinks(); err != nil {
+		return err
+	}
+	return flushCounts()
+}
+
+// nodeLoader loads the nodes of this shard's chunks in batches of
+// bulk_insert_count nodes (and at most bulk_insert_kb KiB of payload).
+func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int, cnt *loadCounters) error {
+	cfg := p.Config
+	bs := max(cfg.BulkInsertCount, 1)
+	capBytes := 1 << 20 * 4
+	if cfg.BulkInsertKB > 0 {
+		capBytes = cfg.BulkInsertKB << 10
+	}
+	w := p.Graph.NewWorker()
+	nodes := make([]graph.Node, 0, bs)
+	arena := make([]byte, 0, capBytes)
+	flush := func() error {
+		if len(nodes) == 0 {
+			return nil
+		}
+		if err := p.timed(ctx, h, graph.LoadNodesBulk, func() error { return p.Store.LoadNodes(ctx, nodes) }); err != nil {
+			return fmt.Errorf("load nodes %d..%d: %w", nodes[0].ID, nodes[len(nodes)-1].ID, err)
+		}
+		cnt.nodes.Add(int64(len(nodes)))
+		nodes, arena = nodes[:0], arena[:0]
+		return nil
+	}
+	var err error
+	p.walk(shards, func(lo, hi int64, mine bool) {
+		if !mine || err != nil {
+			return
+		}
+		for id := lo; id < hi && err == nil; id++ {
+			if err = ctx.Err(); err != nil {
+				return
+			}
+			n := w.Node(id)
+			if len(arena)+len(n.Data) > cap(arena) && len(nodes) > 0 {
+				if err = flush(); err != nil {
+					return
+				}
+			}
+			if len(arena)+len(n.Data) <= cap(arena) {
+				s := len(arena)
+				arena = append(arena, n.Data...)
+				n.Data = arena[s:len(arena):len(arena)]
+			} else {
+				n.Data = append([]byte(nil), n.Data...) // larger than the arena
+			}
+			nodes = append(nodes, n)
+			if len(nodes) >= bs {
+				err = flush()
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+// timed runs one bulk call with retries and records its latency.
+func (p *LoadPhase) timed(ctx context.Context, h *stats.Handle, op graph.Op, fn func() error) error {
+	start := time.Now()
+	retries, err := p.Retry.Do(ctx, fn)
+	d := int64(time.Since(start))
+	h.Record(op, d, d, err != nil, retries)
+	if err != nil && errors.Is(err, context.Canceled) {
+		return context.Cause(ctx)
+	}
+	return err
+}

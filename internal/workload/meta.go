@@ -1,0 +1,114 @@
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/config"
+)
+
+// Metadata keys a load records about the graph it wrote.
+const (
+	MetaStartID1      = "startid1"
+	MetaMaxID1        = "maxid1"
+	MetaLinkTypeCount = "link_type_count"
+	MetaNLinksFunc    = "nlinks_func"
+	MetaRandomID2Max  = "randomid2max"
+	MetaDataFile      = "data_file"
+	MetaDataHash      = "data_file_sha256"
+	MetaSeed          = "load_random_seed"
+	MetaToolVersion   = "tool_version"
+	MetaLoadedAt      = "loaded_at"
+	MetaComplete      = "load_complete"
+)
+
+// GraphMeta is what load records, so later runs can check they drive the
+// graph that was loaded.
+func GraphMeta(cfg *config.Config, dataHash, toolVersion string, complete bool) map[string]string {
+	return map[string]string{
+		MetaStartID1:      strconv.FormatInt(cfg.StartID1, 10),
+		MetaMaxID1:        strconv.FormatInt(cfg.MaxID1, 10),
+		MetaLinkTypeCount: strconv.Itoa(cfg.LinkTypeCount),
+		MetaNLinksFunc:    cfg.NLinks.Func,
+		MetaRandomID2Max:  strconv.FormatInt(cfg.RandomID2Max, 10),
+		MetaDataFile:      cfg.DataFile,
+		MetaDataHash:      dataHash,
+		MetaSeed:          strconv.FormatInt(cfg.LoadRandomSeed, 10),
+		MetaToolVersion:   toolVersion,
+		MetaLoadedAt:      time.Now().UTC().Format(time.RFC3339),
+		MetaComplete:      strconv.FormatBool(complete),
+	}
+}
+
+// userSet reports whether the user chose key's value (main config file or
+// -D), as opposed to a default or the workload file.
+func userSet(cfg *config.Config, key string) bool {
+	if cfg.Props == nil {
+		return false
+	}
+	w := cfg.Props.Where(key)
+	return w == "-D" || (w != "default" && !strings.HasPrefix(w, "workload") && w != "")
+}
+
+// AdoptMeta reconciles the config with the metadata of a loaded graph: a
+// graph parameter the user did not set is taken from the metadata (and
+// listed in adopted); one the user set to a different value is an error
+// naming every difference. An empty meta (graph loaded by another tool)
+// changes nothing.
+func AdoptMeta(cfg *config.Config, meta map[string]string, dataHash string) (adopted []string, err error) {
+	if len(meta) == 0 {
+		return nil, nil
+	}
+	var diffs []string
+	ints := []struct {
+		key string
+		dst *int64
+	}{
+		{MetaStartID1, &cfg.StartID1},
+		{MetaMaxID1, &cfg.MaxID1},
+		{MetaRandomID2Max, &cfg.RandomID2Max},
+	}
+	for _, f := range ints {
+		v, ok := meta[f.key]
+		if !ok {
+			continue
+		}
+		n, perr := strconv.ParseInt(v, 10, 64)
+		if perr != nil || n == *f.dst {
+			continue
+		}
+		if userSet(cfg, f.key) {
+			diffs = append(diffs, fmt.Sprintf("%s: loaded graph has %d, config says %d (%s)", f.key, n, *f.dst, cfg.Props.Where(f.key)))
+			continue
+		}
+		*f.dst = n
+		adopted = append(adopted, fmt.Sprintf("%s=%d", f.key, n))
+	}
+	if v, ok := meta[MetaLinkTypeCount]; ok {
+		if n, perr := strconv.Atoi(v); perr == nil && n != cfg.LinkTypeCount {
+			if userSet(cfg, MetaLinkTypeCount) {
+				diffs = append(diffs, fmt.Sprintf("link_type_count: loaded graph has %d, config says %d (%s)", n, cfg.LinkTypeCount, cfg.Props.Where(MetaLinkTypeCount)))
+			} else {
+				cfg.LinkTypeCount = n
+				adopted = append(adopted, fmt.Sprintf("link_type_count=%d", n))
+			}
+		}
+	}
+	if v, ok := meta[MetaNLinksFunc]; ok && v != cfg.NLinks.Func {
+		diffs = append(diffs, fmt.Sprintf("nlinks_func: loaded graph has %q, config says %q", v, cfg.NLinks.Func))
+	}
+	if v, ok := meta[MetaDataHash]; ok && v != "" && dataHash != "" && v != dataHash && cfg.NLinks.Func == "real" {
+		diffs = append(diffs, fmt.Sprintf("data_file: the loaded graph used %s (sha256 %.12s), config uses %s (sha256 %.12s)", meta[MetaDataFile], v, cfg.DataFile, dataHash))
+	}
+	if v, ok := meta[MetaComplete]; ok && v == "false" {
+		diffs = append(diffs, "the load of this graph did not complete; load it again")
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		return adopted, fmt.Errorf("the config does not match the loaded graph:\n  %s\nremove these settings to use the loaded graph's values, or load again with them", strings.Join(diffs, "\n  "))
+	}
+	return adopted, nil
+}

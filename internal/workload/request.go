@@ -1,0 +1,404 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/dist"
+	"github.com/linkbench/linkbench/internal/gen"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// Gens are the four payload generators of the workload.
+type Gens struct {
+	LinkAdd, LinkUp, NodeAdd, NodeUp gen.DataGen
+}
+
+// NewGens builds the payload generators from the config.
+func NewGens(cfg *config.Config) (Gens, error) {
+	var g Gens
+	var err error
+	specs := []struct {
+		dst  *gen.DataGen
+		spec gen.DataGenSpec
+		name string
+		seed uint64
+	}{
+		{&g.LinkAdd, cfg.LinkAddGen, "link_add_datagen", 1},
+		{&g.LinkUp, cfg.LinkUpGen, "link_up_datagen", 2},
+		{&g.NodeAdd, cfg.NodeAddGen, "node_add_datagen", 3},
+		{&g.NodeUp, cfg.NodeUpGen, "node_up_datagen", 4},
+	}
+	for _, s := range specs {
+		if *s.dst, err = gen.NewDataGen(s.spec, uint64(cfg.LoadRandomSeed)^s.seed); err != nil {
+			return g, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return g, nil
+}
+
+// Progress is a snapshot the request phase reports every progressfreq
+// seconds (and once at the end of the warm-up).
+type Progress struct {
+	Elapsed  time.Duration
+	Warmup   bool
+	Done     int64 // recorded requests so far
+	Interval stats.Interval
+}
+
+// RequestPhase is the configured request phase. Fill the exported fields,
+// then call Run once.
+type RequestPhase struct {
+	Config *config.Config
+	Store  store.Store
+	Graph  *gen.Graph
+	Data   *dist.DataFile
+	Gens   Gens
+	Retry  store.RetryPolicy
+	// Tick is the interval of the time series (default 1 s).
+	Tick time.Duration
+	// OnInterval, when set, receives every interval as it closes.
+	OnInterval func(stats.Interval)
+	// OnProgress, when set, receives a progress snapshot every progressfreq.
+	OnProgress func(Progress)
+	// Schedule, when set, is a global open-loop arrival schedule: every
+	// requester takes its next intended start time from it, and latency
+	// counts from that time (queueing included). It replaces requestrate.
+	Schedule *Schedule
+}
+
+// ThreadResult is one requester's totals.
+type ThreadResult struct {
+	ID             int     `json:"id"`
+	Requests       int64   `json:"requests"`
+	Failed         int64   `json:"failed"`
+	Found          int64   `json:"found"`
+	NotFound       int64   `json:"not_found"`
+	HistoryQueries int64   `json:"history_queries"`
+	OpsPerSec      float64 `json:"ops_per_sec"`
+	StoppedOnFails bool    `json:"stopped_on_failures"`
+}
+
+// RequestResult is what the request phase measured.
+type RequestResult struct {
+	Requests  int64
+	Errors    int64
+	Elapsed   time.Duration
+	Summary   []stats.OpSummary
+	Series    []stats.Interval
+	Threads   []ThreadResult
+	Collector *stats.Collector
+	// FailedLimit is set when a requester stopped because it reached
+	// max_failed_requests.
+	FailedLimit bool
+	// Interrupted is set when ctx was cancelled before the end.
+	Interrupted bool
+	// LastError is the first failure of the requester that failed first.
+	LastError error
+}
+
+// ErrTooManyFailures is returned (with the result) when a requester
+// exceeded max_failed_requests.
+var ErrTooManyFailures = errors.New("max_failed_requests exceeded")
+
+func (p *RequestPhase) newRequester(id int, c *stats.Collector) (*requester, error) {
+	cfg := p.Config
+	n := cfg.MaxID1 - cfg.StartID1
+	seed := uint64(cfg.RequestRandomSeed)
+	q := &requester{
+		id: id, p: p, store: p.Store, handle: c.NewHandle(),
+		rng: rand.New(rand.NewPCG(seed, uint64(id)*0x9e3779b97f4a7c15+1)),
+	}
+	sum := 0.0
+	for i := range q.cumMix {
+		sum += cfg.Mix[i]
+		q.cumMix[i] = sum
+	}
+	access := func(spec dist.AccessSpec) (dist.Access, error) {
+		if spec.Kind == "" {
+			return nil, nil
+		}
+		return dist.NewAccess(spec, n, p.Data)
+	}
+	var err error
+	mk := func(dst *dist.Access, spec dist.AccessSpec, name string) {
+		if err != nil {
+			return
+		}
+		if *dst, err = access(spec); err != nil {
+			err = fmt.Errorf("%sfunction: %w", name, err)
+		}
+	}
+	var readC, readU, writeC, writeU, nr, nu, nd dist.Access
+	mk(&readC, cfg.Read, "read_")
+	mk(&readU, cfg.ReadUncorr, "read_uncorr_")
+	mk(&writeC, cfg.Write, "write_")
+	mk(&writeU, cfg.WriteUncorr, "write_uncorr_")
+	mk(&nr, cfg.NodeRead, "node_read_")
+	mk(&nu, cfg.NodeUpdate, "node_update_")
+	mk(&nd, cfg.NodeDelete, "node_delete_")
+	if err != nil {
+		return nil, err
+	}
+	degree := p.Graph.DegreePerm()
+	q.linkRead = newIDChooser(cfg.StartID1, n, readC, degree, readU, dist.NewPerm(n, readUncorrPermSeed), cfg.ReadUncorrBlend)
+	q.linkWrite = newIDChooser(cfg.StartID1, n, writeC, degree, writeU, dist.NewPerm(n, writeUncorrPermSeed), cfg.WriteUncorrBlend)
+	nodePerm := dist.NewPerm(n, nodePermSeed)
+	q.nodeRead = nodeChooser{start: cfg.StartID1, access: orUniform(nr, n), perm: nodePerm}
+	q.nodeUpd = nodeChooser{start: cfg.StartID1, access: orUniform(nu, n), perm: nodePerm}
+	q.nodeDel = nodeChooser{start: cfg.StartID1, access: orUniform(nd, n), perm: nodePerm}
+	if cfg.Multiget.Enabled {
+		q.multiget = dist.NewGeometric(cfg.Multiget.Prob, cfg.Multiget.Min, cfg.Multiget.Max)
+	}
+	q.linkSize = dist.NewLogNormal(cfg.LinkDataSize, 1)
+	q.nodeSize = dist.NewLogNormal(cfg.NodeDataSize, 1)
+	return q, nil
+}
+
+func newIDChooser(start, n int64, corr dist.Access, corrPerm *dist.Perm, uncorr dist.Access, uncorrPerm *dist.Perm, blend float64) idChooser {
+	c := idChooser{start: start, corr: corr, corrPerm: corrPerm, uncorr: uncorr, uncorrPerm: uncorrPerm, blend: blend}
+	if corr == nil {
+		c.uncorrAlone = true
+		if uncorr == nil {
+			c.uncorr = uniform{n}
+			c.uncorrAlone = true
+		}
+	}
+	if c.uncorr == nil {
+		c.blend = 0
+	}
+	return c
+}
+
+func orUniform(a dist.Access, n int64) dist.Access {
+	if a == nil {
+		return uniform{n}
+	}
+	return a
+}
+
+// Run executes the request phase until every requester has done its
+// requests, maxtime has passed after the warm-up, a requester exceeded
+// max_failed_requests, or ctx is cancelled (then the result holds what ran).
+func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
+	cfg := p.Config
+	if p.Tick <= 0 {
+		p.Tick = time.Second
+	}
+	start := time.Now()
+	measureFrom := start.Add(cfg.WarmupTime)
+	deadline := measureFrom.Add(cfg.MaxTime)
+	c := stats.NewCollector(cfg.HDRAccuracy, cfg.RequestRate > 0 || p.Schedule != nil, measureFrom)
+
+	reqs := make([]*requester, cfg.Requesters)
+	for i := range reqs {
+		q, err := p.newRequester(i, c)
+		if err != nil {
+			return nil, err
+		}
+		reqs[i] = q
+	}
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var failedLimit atomic.Bool
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	for _, q := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if q.run(runCtx, measureFrom, deadline, &done) {
+				failedLimit.Store(true)
+				stop()
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+
+	p.tickLoop(c, start, measureFrom, &done, finished)
+
+	res := &RequestResult{Collector: c, FailedLimit: failedLimit.Load(), Interrupted: ctx.Err() != nil}
+	res.Elapsed = c.Elapsed()
+	res.Summary = c.Summary()
+	res.Series = c.Series()
+	for _, q := range reqs {
+		t := ThreadResult{ID: q.id, Requests: q.done, Failed: q.failed, Found: q.found,
+			NotFound: q.notFound, HistoryQueries: q.historyQueries, StoppedOnFails: q.stoppedOnFails}
+		if s := res.Elapsed.Seconds(); s > 0 {
+			t.OpsPerSec = float64(q.done) / s
+		}
+		res.Threads = append(res.Threads, t)
+		res.Requests += q.done
+		res.Errors += q.failed
+		if res.LastError == nil || q.stoppedOnFails {
+			if q.lastErr != nil {
+				res.LastError = q.lastErr
+			}
+		}
+	}
+	if res.FailedLimit {
+		return res, ErrTooManyFailures
+	}
+	return res, nil
+}
+
+// tickLoop closes an interval every p.Tick after the warm-up until the
+// requesters finish, then closes the last partial interval.
+func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time, done *atomic.Int64, finished <-chan struct{}) {
+	progressEvery := p.Config.ProgressFreq
+	if progressEvery <= 0 {
+		progressEvery = 6 * time.Second
+	}
+	if w := time.Until(measureFrom); w > 0 {
+		if p.OnProgress != nil {
+			p.OnProgress(Progress{Warmup: true})
+		}
+		select {
+		case <-finished:
+		case <-time.After(w):
+		}
+	}
+	t := time.NewTicker(p.Tick)
+	defer t.Stop()
+	nextProgress := time.Now().Add(progressEvery)
+	var acc []stats.Interval
+	for {
+		select {
+		case <-finished:
+			iv := c.Tick(time.Now())
+			p.emit(iv)
+			return
+		case now := <-t.C:
+			iv := c.Tick(now)
+			p.emit(iv)
+			acc = append(acc, iv)
+			if p.OnProgress != nil && !now.Before(nextProgress) {
+				p.OnProgress(Progress{Elapsed: now.Sub(measureFrom), Done: done.Load(), Interval: mergeIntervals(acc)})
+				acc = acc[:0]
+				nextProgress = now.Add(progressEvery)
+			}
+		}
+	}
+}
+
+func (p *RequestPhase) emit(iv stats.Interval) {
+	if p.OnInterval != nil {
+		p.OnInterval(iv)
+	}
+}
+
+// mergeIntervals sums counts of consecutive intervals for a progress line;
+// latency percentiles are taken from the last interval that has the op.
+func mergeIntervals(ivs []stats.Interval) stats.Interval {
+	if len(ivs) == 0 {
+		return stats.Interval{}
+	}
+	out := stats.Interval{Start: ivs[0].Start, End: ivs[len(ivs)-1].End, EndTime: ivs[len(ivs)-1].EndTime}
+	byOp := map[graph.Op]*stats.OpSummary{}
+	var order []graph.Op
+	for _, iv := range ivs {
+		out.Count += iv.Count
+		out.Errors += iv.Errors
+		for _, s := range iv.Ops {
+			if e, ok := byOp[s.Op]; ok {
+				cnt, errs, ret := e.Count+s.Count, e.Errors+s.Errors, e.Retries+s.Retries
+				*e = s
+				e.Count, e.Errors, e.Retries = cnt, errs, ret
+			} else {
+				cp := s
+				byOp[s.Op] = &cp
+				order = append(order, s.Op)
+			}
+		}
+	}
+	if d := (out.End - out.Start).Seconds(); d > 0 {
+		out.OpsPerSec = float64(out.Count) / d
+	}
+	for _, op := range order {
+		out.Ops = append(out.Ops, *byOp[op])
+	}
+	return out
+}
+
+// run is the requester loop. It returns true when the requester stopped
+// because it reached max_failed_requests.
+func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time, done *atomic.Int64) bool {
+	cfg := q.p.Config
+	limit := cfg.Requests
+	var next time.Time // intended start of the next op when throttled
+	var gapMean float64
+	if cfg.RequestRate > 0 {
+		gapMean = float64(time.Second) / cfg.RequestRate
+		next = time.Now()
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for ctx.Err() == nil {
+		if limit > 0 && q.done >= limit {
+			return false
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			return false
+		}
+		intended, sent := now, now
+		if sched := q.p.Schedule; sched != nil {
+			next = sched.Next()
+		} else if gapMean > 0 {
+			next = next.Add(time.Duration(q.rng.ExpFloat64() * gapMean))
+		}
+		if !next.IsZero() {
+			if next.After(deadline) {
+				return false
+			}
+			if wait := next.Sub(now); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-ctx.Done():
+					timer.Stop()
+					return false
+				case <-timer.C:
+				}
+				sent = time.Now()
+			}
+			intended = next
+		}
+		op := q.nextOp()
+		err := q.do(ctx, op)
+		end := time.Now()
+		if err != nil && ctx.Err() != nil {
+			return false // interrupted mid-op: not a failure of the store
+		}
+		if !intended.Before(measureFrom) {
+			q.handle.Record(op, int64(end.Sub(intended)), int64(end.Sub(sent)), err != nil, q.lastRetries)
+			q.done++
+			done.Add(1)
+		}
+		if err != nil {
+			q.failed++
+			if q.lastErr == nil {
+				q.lastErr = err
+			}
+			if cfg.MaxFailedRequests >= 0 && q.failed > cfg.MaxFailedRequests {
+				q.stoppedOnFails = true
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// uniform is the access distribution used when none is configured.
+type uniform struct{ n int64 }
+
+func (u uniform) Next(r *rand.Rand) int64 { return r.Int64N(u.n) }

@@ -1,0 +1,156 @@
+package workload
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/store"
+	_ "github.com/linkbench/linkbench/internal/store/memory" // registers the memory store
+)
+
+func TestOpMixMatchesConfig(t *testing.T) {
+	cfg, data := testConfig(t)
+	g := testGraph(t, cfg, data)
+	gens, err := NewGens(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &RequestPhase{Config: cfg, Graph: g, Data: data, Gens: gens}
+	q, err := p.newRequester(0, stats.NewCollector(3, false, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200000
+	var hits [graph.NumRequestOps]int
+	for i := 0; i < n; i++ {
+		hits[q.nextOp()]++
+	}
+	for op, want := range cfg.Mix {
+		got := 100 * float64(hits[op]) / n
+		if math.Abs(got-want) > 0.5 {
+			t.Errorf("%s: %.3f%% of requests, config says %.3f%%", graph.Op(op), got, want)
+		}
+	}
+}
+
+func openMemory(t *testing.T) store.Store {
+	t.Helper()
+	d, err := store.Lookup("memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.Open(context.Background(), store.Options{Props: store.MapProps{}, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func loadMemory(t *testing.T, st store.Store, overrides ...string) *RequestPhase {
+	t.Helper()
+	cfg, data := testConfig(t, overrides...)
+	g := testGraph(t, cfg, data)
+	lp := &LoadPhase{Config: cfg, Store: st.(store.BulkLoader), Graph: g, Retry: store.DefaultRetryPolicy}
+	if _, err := lp.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	gens, err := NewGens(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &RequestPhase{Config: cfg, Store: st, Graph: g, Data: data, Gens: gens, Retry: store.DefaultRetryPolicy}
+}
+
+func TestRequestPhaseRunsTheMixAndKeepsCounts(t *testing.T) {
+	st := openMemory(t)
+	p := loadMemory(t, st, "requesters=4", "requests=5000", "maxtime=60", "warmup_time=0",
+		"addlink=30", "deletelink=20", "updatelink=30", "countlink=0", "getlink=0", "getlinklist=20",
+		"getnode=0", "addnode=0", "updatenode=0", "deletenode=0")
+	res, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 4*5000 || res.Errors != 0 {
+		t.Fatalf("%d requests, %d errors; want 20000 and 0", res.Requests, res.Errors)
+	}
+	var ops int64
+	for _, s := range res.Summary {
+		if s.Op < graph.Op(graph.NumRequestOps) {
+			ops += s.Count
+		}
+	}
+	if ops != res.Requests {
+		t.Fatalf("per-op counts sum to %d, requests %d", ops, res.Requests)
+	}
+	// Every count row equals the visible links after the write-heavy run.
+	sc := st.(store.Scanner)
+	visible := map[[2]int64]int64{}
+	if err := sc.ScanVisibleLinkCounts(context.Background(), func(id1, lt, n int64) error {
+		visible[[2]int64{id1, lt}] = n
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	if err := sc.ScanCounts(context.Background(), func(c graph.Count) error {
+		if visible[[2]int64{c.ID1, c.LinkType}] != c.Count {
+			bad++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if bad > 0 {
+		t.Fatalf("%d count rows disagree with the visible links", bad)
+	}
+}
+
+func TestRequestPhaseStopsAtMaxtimeAndCancel(t *testing.T) {
+	st := openMemory(t)
+	p := loadMemory(t, st, "requesters=2", "requests=0", "maxtime=1", "warmup_time=0")
+	start := time.Now()
+	res, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 10*time.Second || res.Requests == 0 {
+		t.Fatalf("ran %s with %d requests", el, res.Requests)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p2 := loadMemory(t, openMemory(t), "requesters=2", "requests=0", "maxtime=3600", "warmup_time=0")
+	p2.OnInterval = func(stats.Interval) { cancel() }
+	res, err = p2.Run(ctx)
+	if err != nil || !res.Interrupted || res.Requests == 0 {
+		t.Fatalf("cancelled run: err %v, interrupted %v, %d requests", err, res != nil && res.Interrupted, res.Requests)
+	}
+}
+
+// failingStore fails every operation with a non-transient error.
+type failingStore struct{ store.Store }
+
+func (failingStore) GetNode(context.Context, int32, int64) (graph.Node, bool, error) {
+	return graph.Node{}, false, errFail
+}
+
+var errFail = &failure{}
+
+type failure struct{}
+
+func (*failure) Error() string { return "boom" }
+
+func TestMaxFailedRequests(t *testing.T) {
+	st := openMemory(t)
+	p := loadMemory(t, st, "requesters=1", "requests=0", "maxtime=30", "warmup_time=0", "max_failed_requests=5",
+		"addlink=0", "deletelink=0", "updatelink=0", "countlink=0", "getlink=0", "getlinklist=0",
+		"getnode=100", "addnode=0", "updatenode=0", "deletenode=0")
+	p.Store = failingStore{st}
+	res, err := p.Run(context.Background())
+	if err != ErrTooManyFailures || !res.FailedLimit || res.Errors != 6 {
+		t.Fatalf("err %v, failed limit %v, errors %d", err, res.FailedLimit, res.Errors)
+	}
+}

@@ -1,0 +1,261 @@
+package workload
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/dist"
+	"github.com/linkbench/linkbench/internal/gen"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// Existence probabilities of the id2 chooser (SPEC 4).
+const (
+	pAddExist    = 0.05
+	pUpdateExist = 0.9
+	pDeleteExist = 0.9
+	pGetExist    = 0.5
+	// historyLimit bounds the remembered list tails per requester.
+	historyLimit = 2048
+)
+
+// listTail remembers where a GET_LINKS_LIST that hit the page limit ended.
+type listTail struct {
+	id1, linkType, time int64
+}
+
+// requester is one request-phase worker. Everything in it is owned by its
+// goroutine.
+type requester struct {
+	id     int
+	p      *RequestPhase
+	rng    *rand.Rand
+	handle *stats.Handle
+	store  store.Store
+
+	cumMix [graph.NumRequestOps]float64
+
+	linkRead, linkWrite        idChooser
+	nodeRead, nodeUpd, nodeDel nodeChooser
+	multiget                   *dist.GeometricDist
+	linkSize, nodeSize         *dist.LogNormalDist
+
+	history []listTail
+	links   []graph.Link
+	id2s    []int64
+	buf     []byte
+	link    graph.Link
+	node    graph.Node
+
+	done, failed, found, notFound, historyQueries int64
+	lastRetries                                   int
+	lastErr                                       error
+	stoppedOnFails                                bool
+}
+
+// nextOp draws an operation from the cumulative mix.
+func (q *requester) nextOp() graph.Op {
+	r := q.rng.Float64() * 100
+	for i, c := range q.cumMix {
+		if r < c {
+			return graph.Op(i)
+		}
+	}
+	// Rounding left r above the last bound: take the last op with weight.
+	for i := len(q.cumMix) - 1; i > 0; i-- {
+		if q.cumMix[i] > q.cumMix[i-1] {
+			return graph.Op(i)
+		}
+	}
+	return 0
+}
+
+// linkType draws a link type uniformly.
+func (q *requester) linkType() int64 {
+	types := q.p.Graph.LinkTypes()
+	return types[q.rng.IntN(len(types))]
+}
+
+// chooseID2 picks an id2 for (id1, type): with probability pExist one that
+// the load created, otherwise uniform over the id space.
+func (q *requester) chooseID2(id1, linkType int64, pExist float64) int64 {
+	cfg := q.p.Config
+	if q.rng.Float64() < pExist {
+		if cfg.RandomID2Max > 0 {
+			return q.rng.Int64N(cfg.RandomID2Max)
+		}
+		n := max(1, q.p.Graph.LinksPerType(id1))
+		return id1 + q.rng.Int64N(n)
+	}
+	return cfg.StartID1 + q.rng.Int64N(cfg.MaxID1-cfg.StartID1)
+}
+
+// payload fills q.buf with a payload of log-normal length from g.
+func (q *requester) payload(g gen.DataGen, size *dist.LogNormalDist, maxLen int) []byte {
+	n := int(math.Round(size.Sample(q.rng)))
+	n = min(max(n, 0), maxLen)
+	if cap(q.buf) < n {
+		q.buf = make([]byte, n, max(n, 2*cap(q.buf)))
+	}
+	b := q.buf[:n]
+	g.Fill(q.rng, b)
+	return b
+}
+
+// do runs one operation (with transient-error retries) and returns whether
+// it failed.
+func (q *requester) do(ctx context.Context, op graph.Op) error {
+	var err error
+	var retries int
+	switch op {
+	case graph.AddLink, graph.UpdateLink:
+		id1 := q.linkWrite.choose(q.rng)
+		lt := q.linkType()
+		p, g := pAddExist, q.p.Gens.LinkAdd
+		if op == graph.UpdateLink {
+			p, g = pUpdateExist, q.p.Gens.LinkUp
+		}
+		q.link = graph.Link{
+			ID1: id1, LinkType: lt, ID2: q.chooseID2(id1, lt, p),
+			Visibility: graph.VisibilityDefault, Version: 0, Time: time.Now().UnixMilli(),
+			Data: q.payload(g, q.linkSize, graph.MaxLinkData),
+		}
+		retries, err = q.p.Retry.Do(ctx, func() error {
+			var e error
+			if op == graph.AddLink {
+				_, e = q.store.AddLink(ctx, &q.link)
+			} else {
+				_, e = q.store.UpdateLink(ctx, &q.link)
+			}
+			return e
+		})
+	case graph.DeleteLink:
+		id1 := q.linkWrite.choose(q.rng)
+		lt := q.linkType()
+		id2 := q.chooseID2(id1, lt, pDeleteExist)
+		retries, err = q.p.Retry.Do(ctx, func() error {
+			_, e := q.store.DeleteLink(ctx, id1, lt, id2, false)
+			return e
+		})
+	case graph.CountLink:
+		id1 := q.linkRead.choose(q.rng)
+		lt := q.linkType()
+		retries, err = q.p.Retry.Do(ctx, func() error {
+			_, e := q.store.CountLinks(ctx, id1, lt)
+			return e
+		})
+	case graph.MultigetLink:
+		id1 := q.linkRead.choose(q.rng)
+		lt := q.linkType()
+		n := int64(1)
+		if q.multiget != nil {
+			n = q.multiget.Next(q.rng)
+		}
+		q.id2s = q.id2s[:0]
+		for i := int64(0); i < n; i++ {
+			q.id2s = append(q.id2s, q.chooseID2(id1, lt, pGetExist))
+		}
+		retries, err = q.p.Retry.Do(ctx, func() error {
+			var e error
+			q.links, e = q.store.MultigetLinks(ctx, id1, lt, q.id2s, q.links[:0])
+			return e
+		})
+		if err == nil {
+			if len(q.links) > 0 {
+				q.found++
+			} else {
+				q.notFound++
+			}
+		}
+	case graph.GetLinksList:
+		err, retries = q.getLinkList(ctx)
+	case graph.AddNode:
+		q.node = graph.Node{
+			Type: graph.NodeType, Version: 1, Time: int32(time.Now().Unix()),
+			Data: q.payload(q.p.Gens.NodeAdd, q.nodeSize, graph.MaxNodeData-1),
+		}
+		retries, err = q.p.Retry.Do(ctx, func() error {
+			_, e := q.store.AddNode(ctx, &q.node)
+			return e
+		})
+	case graph.UpdateNode:
+		q.node = graph.Node{
+			ID: q.nodeUpd.choose(q.rng), Type: graph.NodeType, Version: 2, Time: int32(time.Now().Unix()),
+			Data: q.payload(q.p.Gens.NodeUp, q.nodeSize, graph.MaxNodeData-1),
+		}
+		retries, err = q.p.Retry.Do(ctx, func() error {
+			_, e := q.store.UpdateNode(ctx, &q.node)
+			return e
+		})
+	case graph.DeleteNode:
+		id := q.nodeDel.choose(q.rng)
+		retries, err = q.p.Retry.Do(ctx, func() error {
+			_, e := q.store.DeleteNode(ctx, graph.NodeType, id)
+			return e
+		})
+	case graph.GetNode:
+		id := q.nodeRead.choose(q.rng)
+		var ok bool
+		retries, err = q.p.Retry.Do(ctx, func() error {
+			var e error
+			_, ok, e = q.store.GetNode(ctx, graph.NodeType, id)
+			return e
+		})
+		if err == nil {
+			if ok {
+				q.found++
+			} else {
+				q.notFound++
+			}
+		}
+	}
+	q.lastRetries = retries
+	return err
+}
+
+// getLinkList runs a GET_LINKS_LIST, continuing a remembered tail with
+// probability getlinklist_history percent.
+func (q *requester) getLinkList(ctx context.Context) (error, int) {
+	var query graph.ListQuery
+	tailIdx := -1
+	if len(q.history) > 0 && q.rng.Float64()*100 < q.p.Config.GetLinkListHistory {
+		tailIdx = q.rng.IntN(len(q.history))
+		t := q.history[tailIdx]
+		query = graph.NewListQuery(t.id1, t.linkType)
+		query.MaxTime = t.time
+		query.Offset = 1
+		q.historyQueries++
+	} else {
+		query = graph.NewListQuery(q.linkRead.choose(q.rng), q.linkType())
+	}
+	retries, err := q.p.Retry.Do(ctx, func() error {
+		var e error
+		q.links, e = q.store.GetLinkList(ctx, query, q.links[:0])
+		return e
+	})
+	if err != nil {
+		return err, retries
+	}
+	q.handle.RecordValue(graph.RangeSize, int64(len(q.links)))
+	full := len(q.links) >= query.Limit
+	switch {
+	case full:
+		t := listTail{id1: query.ID1, linkType: query.LinkType, time: q.links[len(q.links)-1].Time}
+		if tailIdx >= 0 {
+			q.history[tailIdx] = t
+		} else if len(q.history) < historyLimit {
+			q.history = append(q.history, t)
+		} else {
+			q.history[q.rng.IntN(len(q.history))] = t
+		}
+	case tailIdx >= 0:
+		last := len(q.history) - 1
+		q.history[tailIdx] = q.history[last]
+		q.history = q.history[:last]
+	}
+	return nil, retries
+}
