@@ -165,4 +165,3 @@ func checkSchema(ctx context.Context, st store.Store) error {
 	}
 	return nil
 }
-

@@ -40,9 +40,9 @@ type rec struct {
 
 // adj is the adjacency list and count row of one (id1, link_type).
 type adj struct {
-	recs    []rec    // sorted by id2
-	order   []uint32 // indexes into recs of visible links, by (time desc, id2 desc)
-	unsorted bool    // recs and order need rebuilding (after a bulk load)
+	recs     []rec    // sorted by id2
+	order    []uint32 // indexes into recs of visible links, by (time desc, id2 desc)
+	unsorted bool     // recs and order need rebuilding (after a bulk load)
 	hasCount bool
 	count    int64
 	cTime    int64
