@@ -3,4 +3,5 @@ package main
 // The stores register themselves with the registry when imported.
 import (
 	_ "github.com/linkbench/linkbench/internal/store/memory"
+	_ "github.com/linkbench/linkbench/internal/store/sqlite"
 )

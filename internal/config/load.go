@@ -23,7 +23,9 @@ type Source struct {
 	ExtraKeys map[string]bool
 	// Home is LINKBENCH_HOME, a directory relative paths may resolve against.
 	Home string
-	// Defaults are extra defaults (zero-config mode); their origin is "default".
+	// Defaults are the command's presets (zero-config mode): they win over
+	// the built-in defaults and the workload file, not over the user's files
+	// or -D.
 	Defaults map[string]string
 }
 
@@ -55,7 +57,7 @@ func Load(src Source) (*Config, []string, error) {
 		}
 	}
 	for k, v := range src.Defaults {
-		props.m[k] = Entry{Key: k, Value: v, Origin: FromDefault}
+		props.m[k] = Entry{Key: k, Value: v, Origin: FromPreset}
 	}
 
 	var mainDir string

@@ -14,12 +14,15 @@ type Origin int
 const (
 	FromDefault Origin = iota
 	FromWorkload
+	// FromPreset are the command's own defaults (the zero-config
+	// benchmark): they win over the workload file, not over the user's.
+	FromPreset
 	FromMain
 	FromOverride
 )
 
 func (o Origin) String() string {
-	return [...]string{"default", "workload file", "config file", "-D"}[o]
+	return [...]string{"default", "workload file", "zero-config default", "config file", "-D"}[o]
 }
 
 // Entry is one resolved key.
@@ -36,6 +39,8 @@ func (e Entry) OriginText() string {
 	switch e.Origin {
 	case FromDefault:
 		return "default"
+	case FromPreset:
+		return "zero-config default"
 	case FromOverride:
 		return "-D"
 	case FromWorkload:

@@ -49,8 +49,8 @@ func userSet(cfg *config.Config, key string) bool {
 	if cfg.Props == nil {
 		return false
 	}
-	w := cfg.Props.Where(key)
-	return w == "-D" || (w != "default" && !strings.HasPrefix(w, "workload") && w != "")
+	e, ok := cfg.Props.Lookup(key)
+	return ok && e.Origin >= config.FromMain
 }
 
 // AdoptMeta reconciles the config with the metadata of a loaded graph: a

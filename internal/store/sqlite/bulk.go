@@ -1,0 +1,273 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// rowsPerInsert is the rows of one multi-row INSERT (7 columns each, well
+// under SQLite's limit of 32766 bound variables).
+const rowsPerInsert = 256
+
+func valuesList(rows, cols int) string {
+	one := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	return strings.Repeat(one+", ", rows-1) + one
+}
+
+// insertBatched writes rows with multi-row INSERTs in one transaction.
+func (s *Store) insertBatched(ctx context.Context, head string, cols, n int, row func(i int, args []any) []any) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		args := make([]any, 0, rowsPerInsert*cols)
+		for start := 0; start < n; start += rowsPerInsert {
+			k := min(rowsPerInsert, n-start)
+			args = args[:0]
+			for i := start; i < start+k; i++ {
+				args = row(i, args)
+			}
+			if _, err := tx.ExecContext(ctx, head+valuesList(k, cols), args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// BeginLoad implements store.BulkLoader: drops the secondary index (when
+// defer_index and the link table is empty) and relaxes synchronous.
+func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
+	if _, err := s.w.ExecContext(ctx, "PRAGMA synchronous = "+s.loadSync); err != nil {
+		return classify(err)
+	}
+	if s.deferIndex {
+		var any int
+		err := s.w.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+s.t.Link+")").Scan(&any)
+		if err != nil {
+			return classify(err)
+		}
+		if any == 0 {
+			s.stmts.close()
+			if _, err := s.w.ExecContext(ctx, "DROP INDEX IF EXISTS id1_type"); err != nil {
+				return classify(err)
+			}
+			s.droppedIdx = true
+		}
+	}
+	return nil
+}
+
+// LoadNodes implements store.BulkLoader.
+func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
+	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Node+" (id, type, version, time, data) VALUES ", 5, len(nodes),
+		func(i int, a []any) []any {
+			n := &nodes[i]
+			return append(a, n.ID, n.Type, n.Version, n.Time, nonNil(n.Data))
+		})
+	if err != nil {
+		return fmt.Errorf("load nodes: %w", err)
+	}
+	return nil
+}
+
+// LoadLinks implements store.BulkLoader.
+func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
+	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Link+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links),
+		func(i int, a []any) []any {
+			l := &links[i]
+			return append(a, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
+		})
+	if err != nil {
+		return fmt.Errorf("load links: %w", err)
+	}
+	return nil
+}
+
+// LoadCounts implements store.BulkLoader.
+func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
+	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Count+" (id, link_type, count, time, version) VALUES ", 5, len(counts),
+		func(i int, a []any) []any {
+			c := &counts[i]
+			return append(a, c.ID1, c.LinkType, c.Count, c.Time, c.Version)
+		})
+	if err != nil {
+		return fmt.Errorf("load counts: %w", err)
+	}
+	return nil
+}
+
+// EndLoad implements store.BulkLoader: rebuilds the index, moves the node
+// id allocator to at least MaxID1, restores synchronous and checkpoints.
+func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
+	if s.droppedIdx {
+		if _, err := s.w.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
+			return fmt.Errorf("build index id1_type: %w", classify(err))
+		}
+		s.droppedIdx = false
+		s.stmts.close()
+	}
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		var maxID sql.NullInt64
+		if err := tx.QueryRowContext(ctx, "SELECT max(id) FROM "+s.t.Node).Scan(&maxID); err != nil {
+			return err
+		}
+		seq := max(info.MaxID1-1, maxID.Int64)
+		r, err := tx.ExecContext(ctx, "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", seq, s.t.Node)
+		if err != nil {
+			return err
+		}
+		if k, _ := r.RowsAffected(); k == 0 {
+			_, err = tx.ExecContext(ctx, "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", s.t.Node, seq)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("set the node id allocator: %w", err)
+	}
+	if _, err := s.w.ExecContext(ctx, "PRAGMA synchronous = "+s.sync); err != nil {
+		return classify(err)
+	}
+	if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return classify(err)
+	}
+	_, err = s.w.ExecContext(ctx, "ANALYZE")
+	return classify(err)
+}
+
+// Reset implements store.Resetter.
+func (s *Store) Reset(ctx context.Context) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		for _, t := range []string{s.t.Link, s.t.Count, s.t.Node, store.MetaTable} {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, "DELETE FROM sqlite_sequence WHERE name = ?", s.t.Node)
+		return err
+	})
+}
+
+// IsEmpty implements store.EmptyChecker.
+func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
+	for _, t := range []string{s.t.Link, s.t.Count, s.t.Node} {
+		var any int
+		if err := s.r.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+t+")").Scan(&any); err != nil {
+			return false, classify(err)
+		}
+		if any != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// GetMeta implements store.MetaStore.
+func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT k, v FROM "+store.MetaTable)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+// PutMeta implements store.MetaStore.
+func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+store.MetaTable); err != nil {
+			return err
+		}
+		for k, v := range meta {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO "+store.MetaTable+" (k, v) VALUES (?, ?)", k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ScanCounts implements store.Scanner.
+func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
+	rows, err := s.r.QueryContext(ctx, "SELECT id, link_type, count, time, version FROM "+s.t.Count+" ORDER BY id, link_type")
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c graph.Count
+		if err := rows.Scan(&c.ID1, &c.LinkType, &c.Count, &c.Time, &c.Version); err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// ScanVisibleLinkCounts implements store.Scanner.
+func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
+	rows, err := s.r.QueryContext(ctx, "SELECT id1, link_type, count(*) FROM "+s.t.Link+
+		" WHERE visibility = 1 GROUP BY id1, link_type ORDER BY id1, link_type")
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id1, lt, n int64
+		if err := rows.Scan(&id1, &lt, &n); err != nil {
+			return err
+		}
+		if err := fn(id1, lt, n); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// NodeIDRange implements store.Scanner.
+func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
+	var a, b sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, "SELECT min(id), max(id) FROM "+s.t.Node).Scan(&a, &b); err != nil {
+		return 0, 0, false, classify(err)
+	}
+	return a.Int64, b.Int64, a.Valid, nil
+}
+
+// SizeOnDisk implements store.Sizer: the database file plus its WAL.
+func (s *Store) SizeOnDisk(context.Context) (int64, error) {
+	var total int64
+	for _, p := range []string{s.path, s.path + "-wal", s.path + "-shm"} {
+		if fi, err := os.Stat(p); err == nil {
+			total += fi.Size()
+		}
+	}
+	return total, nil
+}
+
+// Describe implements store.Describer.
+func (s *Store) Describe(ctx context.Context) (store.Description, error) {
+	var v, mode string
+	var syncN int
+	if err := s.r.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&v); err != nil {
+		return store.Description{}, classify(err)
+	}
+	s.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+	s.w.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&syncN)
+	names := map[int]string{0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+	return store.Description{Version: "SQLite " + v, Settings: map[string]string{
+		"path": s.path, "journal_mode": mode, "synchronous": names[syncN],
+	}}, nil
+}

@@ -1,0 +1,329 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
+)
+
+// stmts are the prepared statements, prepared on first use (the tables may
+// not exist when the store is opened) and dropped when the schema changes.
+type stmts struct {
+	mu    sync.Mutex
+	ready bool
+	// writer
+	getLinkW, insLink, updLink, delLink, hideLink, bumpCount *sql.Stmt
+	insNode, updNode, delNode                                *sql.Stmt
+	// readers
+	list, count, getNode *sql.Stmt
+}
+
+func (st *stmts) close() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.closeLocked()
+}
+
+func (st *stmts) closeLocked() {
+	for _, s := range []*sql.Stmt{st.getLinkW, st.insLink, st.updLink, st.delLink, st.hideLink, st.bumpCount,
+		st.insNode, st.updNode, st.delNode, st.list, st.count, st.getNode} {
+		if s != nil {
+			s.Close()
+		}
+	}
+	st.getLinkW, st.insLink, st.updLink, st.delLink, st.hideLink, st.bumpCount = nil, nil, nil, nil, nil, nil
+	st.insNode, st.updNode, st.delNode, st.list, st.count, st.getNode = nil, nil, nil, nil, nil, nil
+	st.ready = false
+}
+
+func (s *Store) prepared(ctx context.Context) (*stmts, error) {
+	st := &s.stmts
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ready {
+		return st, nil
+	}
+	t := s.t
+	var err error
+	prep := func(db *sql.DB, dst **sql.Stmt, q string) {
+		if err == nil {
+			*dst, err = db.PrepareContext(ctx, q)
+		}
+	}
+	prep(s.w, &st.getLinkW, "SELECT visibility, data, time, version FROM "+t.Link+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(s.w, &st.insLink, "INSERT INTO "+t.Link+" (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	prep(s.w, &st.updLink, "UPDATE "+t.Link+" SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(s.w, &st.delLink, "DELETE FROM "+t.Link+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(s.w, &st.hideLink, "UPDATE "+t.Link+" SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(s.w, &st.bumpCount, "INSERT INTO "+t.Count+" (id, link_type, count, time, version) VALUES (?1, ?2, max(?3, 0), ?4, 1) "+
+		"ON CONFLICT (id, link_type) DO UPDATE SET count = max(count + ?3, 0), time = ?4, version = version + 1")
+	prep(s.w, &st.insNode, "INSERT INTO "+t.Node+" (type, version, time, data) VALUES (?, ?, ?, ?)")
+	prep(s.w, &st.updNode, "UPDATE "+t.Node+" SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?")
+	prep(s.w, &st.delNode, "DELETE FROM "+t.Node+" WHERE id = ? AND type = ?")
+	prep(s.r, &st.list, "SELECT id2, data, time, version FROM "+t.Link+
+		" WHERE id1 = ? AND link_type = ? AND visibility = 1 AND time >= ? AND time <= ? ORDER BY time DESC, id2 DESC LIMIT ? OFFSET ?")
+	prep(s.r, &st.count, "SELECT count FROM "+t.Count+" WHERE id = ? AND link_type = ?")
+	prep(s.r, &st.getNode, "SELECT version, time, data FROM "+t.Node+" WHERE id = ? AND type = ?")
+	if err != nil {
+		st.closeLocked()
+		if cerr := s.CheckSchema(ctx); cerr != nil {
+			return nil, cerr
+		}
+		return nil, classify(err)
+	}
+	st.ready = true
+	return st, nil
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+// writeTx runs fn in a BEGIN IMMEDIATE transaction on the writer.
+func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}
+
+func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return 0, err
+	}
+	res := graph.Inserted
+	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+		var vis uint8
+		var data []byte
+		var tm int64
+		var ver int32
+		err := tx.StmtContext(ctx, st.getLinkW).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&vis, &data, &tm, &ver)
+		delta := int64(0)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			res = graph.Inserted
+			if _, err := tx.StmtContext(ctx, st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version); err != nil {
+				return err
+			}
+			if l.Visibility == graph.VisibilityDefault {
+				delta = 1
+			}
+		case err != nil:
+			return err
+		default:
+			res = graph.Updated
+			if vis == l.Visibility && tm == l.Time && ver == l.Version && bytes.Equal(data, l.Data) {
+				res = graph.Unchanged
+			}
+			if res == graph.Updated {
+				if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
+					return err
+				}
+			}
+			switch {
+			case vis != graph.VisibilityDefault && l.Visibility == graph.VisibilityDefault:
+				delta = 1
+			case vis == graph.VisibilityDefault && l.Visibility != graph.VisibilityDefault:
+				delta = -1
+			}
+		}
+		_, err = tx.StmtContext(ctx, st.bumpCount).ExecContext(ctx, l.ID1, l.LinkType, delta, nowMs())
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
+	}
+	return res, nil
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// AddLink implements store.Store.
+func (s *Store) AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+	return s.upsert(ctx, l)
+}
+
+// UpdateLink implements store.Store.
+func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+	return s.upsert(ctx, l)
+}
+
+// DeleteLink implements store.Store.
+func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (bool, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return false, err
+	}
+	existed := false
+	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+		var vis uint8
+		var data []byte
+		var tm int64
+		var ver int32
+		err := tx.StmtContext(ctx, st.getLinkW).QueryRowContext(ctx, lt, id1, id2).Scan(&vis, &data, &tm, &ver)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		existed = true
+		if expunge {
+			_, err = tx.StmtContext(ctx, st.delLink).ExecContext(ctx, lt, id1, id2)
+		} else if vis == graph.VisibilityDefault {
+			_, err = tx.StmtContext(ctx, st.hideLink).ExecContext(ctx, lt, id1, id2)
+		}
+		if err != nil || vis != graph.VisibilityDefault {
+			return err
+		}
+		_, err = tx.StmtContext(ctx, st.bumpCount).ExecContext(ctx, id1, lt, -1, nowMs())
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("delete link %d/%d/%d: %w", id1, lt, id2, err)
+	}
+	return existed, nil
+}
+
+// MultigetLinks implements store.Store.
+func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []graph.Link) ([]graph.Link, error) {
+	if len(id2s) == 0 {
+		return dst, nil
+	}
+	args := make([]any, 0, len(id2s)+2)
+	args = append(args, lt, id1)
+	for _, id2 := range id2s {
+		args = append(args, id2)
+	}
+	q := "SELECT id2, visibility, data, time, version FROM " + s.t.Link + " WHERE link_type = ? AND id1 = ? AND id2 IN (?" +
+		strings.Repeat(", ?", len(id2s)-1) + ")"
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		l := graph.Link{ID1: id1, LinkType: lt}
+		if err := rows.Scan(&l.ID2, &l.Visibility, &l.Data, &l.Time, &l.Version); err != nil {
+			return dst, classify(err)
+		}
+		dst = append(dst, l)
+	}
+	return dst, classify(rows.Err())
+}
+
+// GetLinkList implements store.Store.
+func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.Link) ([]graph.Link, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return dst, err
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = graph.DefaultListLimit
+	}
+	rows, err := st.list.QueryContext(ctx, q.ID1, q.LinkType, q.MinTime, q.MaxTime, limit, max(q.Offset, 0))
+	if err != nil {
+		return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, classify(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		l := graph.Link{ID1: q.ID1, LinkType: q.LinkType, Visibility: graph.VisibilityDefault}
+		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &l.Version); err != nil {
+			return dst, classify(err)
+		}
+		dst = append(dst, l)
+	}
+	return dst, classify(rows.Err())
+}
+
+// CountLinks implements store.Store.
+func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = st.count.QueryRowContext(ctx, id1, lt).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count %d/%d: %w", id1, lt, classify(err))
+	}
+	return n, nil
+}
+
+// AddNode implements store.Store.
+func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return 0, err
+	}
+	r, err := st.insNode.ExecContext(ctx, n.Type, n.Version, n.Time, nonNil(n.Data))
+	if err != nil {
+		return 0, fmt.Errorf("add node: %w", classify(err))
+	}
+	return r.LastInsertId()
+}
+
+// GetNode implements store.Store.
+func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return graph.Node{}, false, err
+	}
+	n := graph.Node{ID: id, Type: nodeType}
+	err = st.getNode.QueryRowContext(ctx, id, nodeType).Scan(&n.Version, &n.Time, &n.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return graph.Node{}, false, nil
+	}
+	if err != nil {
+		return graph.Node{}, false, fmt.Errorf("get node %d: %w", id, classify(err))
+	}
+	return n, true, nil
+}
+
+// UpdateNode implements store.Store.
+func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return false, err
+	}
+	r, err := st.updNode.ExecContext(ctx, n.Version, n.Time, nonNil(n.Data), n.ID, n.Type)
+	if err != nil {
+		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
+	}
+	k, _ := r.RowsAffected()
+	return k > 0, nil
+}
+
+// DeleteNode implements store.Store.
+func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return false, err
+	}
+	r, err := st.delNode.ExecContext(ctx, id, nodeType)
+	if err != nil {
+		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
+	}
+	k, _ := r.RowsAffected()
+	return k > 0, nil
+}

@@ -1,0 +1,72 @@
+package sqlite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/storetest"
+)
+
+func open(t *testing.T, props store.MapProps) *Store {
+	t.Helper()
+	if props["sqlite_path"] == "" {
+		props["sqlite_path"] = filepath.Join(t.TempDir(), "lb.db")
+	}
+	s, err := Open(context.Background(), store.Options{Props: props, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s := open(t, store.MapProps{"sqlite_synchronous": "NORMAL"})
+		if err := s.Init(context.Background(), false); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.db")
+	os.WriteFile(corrupt, []byte(strings.Repeat("this is not sqlite ", 1000)), 0o644)
+	if _, err := Open(ctx, store.Options{Props: store.MapProps{"sqlite_path": corrupt}}); err == nil || !strings.Contains(err.Error(), "not a SQLite database or is corrupt") {
+		t.Errorf("corrupt file: %v", err)
+	}
+	if os.Getuid() != 0 {
+		ro := filepath.Join(dir, "ro")
+		os.Mkdir(ro, 0o500)
+		if _, err := Open(ctx, store.Options{Props: store.MapProps{"sqlite_path": filepath.Join(ro, "x", "lb.db")}}); err == nil || !strings.Contains(err.Error(), "writable") {
+			t.Errorf("unwritable dir: %v", err)
+		}
+	}
+	file := filepath.Join(dir, "plainfile")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := Open(ctx, store.Options{Props: store.MapProps{"sqlite_path": filepath.Join(file, "lb.db")}}); err == nil || !strings.Contains(err.Error(), "writable") {
+		t.Errorf("path under a file: %v", err)
+	}
+	if _, err := Open(ctx, store.Options{Props: store.MapProps{"sqlite_path": filepath.Join(dir, "a.db"), "sqlite_synchronous": "SOMETIMES"}}); err == nil || !strings.Contains(err.Error(), "sqlite_synchronous") {
+		t.Errorf("bad synchronous: %v", err)
+	}
+	// A database made by another program: tables exist with other columns.
+	other := open(t, store.MapProps{"sqlite_path": filepath.Join(dir, "other.db")})
+	if _, err := other.w.Exec("CREATE TABLE linktable (a INTEGER, b TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "no column") {
+		t.Errorf("foreign schema: %v", err)
+	}
+	empty := open(t, store.MapProps{})
+	if err := empty.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "linkbench init") {
+		t.Errorf("missing tables: %v", err)
+	}
+}
