@@ -35,15 +35,15 @@ func init() {
 
 // Store is the SQLite store.
 type Store struct {
-	path        string
-	sync        string
-	loadSync    string
-	deferIndex  bool
-	t           store.Tables
-	w           *sql.DB // the one writer connection
-	r           *sql.DB // readers
-	stmts       stmts
-	droppedIdx  bool
+	path       string
+	sync       string
+	loadSync   string
+	deferIndex bool
+	t          store.Tables
+	w          *sql.DB // the one writer connection
+	r          *sql.DB // readers
+	stmts      stmts
+	droppedIdx bool
 }
 
 func validSync(key, v string) (string, error) {
