@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+)
+
+// runCLI runs the command line in dir and returns stdout, stderr and the
+// exit code main would use.
+func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	old, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(old)
+	var out, errb bytes.Buffer
+	err := newApp(&out, &errb).execute(context.Background(), args)
+	code := 0
+	if err != nil {
+		code = 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		errb.WriteString("linkbench: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), code
+}
+
+func repoConfig(t *testing.T, name string) string {
+	p, err := filepath.Abs(filepath.Join("..", "..", "config", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "stats.csv")
+	stream := filepath.Join(dir, "stream.csv")
+	out, errOut, code := runCLI(t, dir, "-c", repoConfig(t, "LinkConfigMemory.properties"),
+		"-D", "maxid1=5001", "-D", "nlinks_func=const", "-D", "nlinks_default=4", "-Dmaxtime=2", "-D", "requesters=2", "-csvstats", csv, "-csvstream", stream, "-L", filepath.Join(dir, "log.txt"), "-l", "-r")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{"LOAD PHASE COMPLETED.  Loaded 5000 nodes (Expected 5000). Loaded ", "REQUEST PHASE COMPLETED. ", "GET_NODE count = ", "p99.9"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(csv)
+	if err != nil || !strings.HasPrefix(string(b), "op,count,p25_low,p25_high,p50_low,p50_high,p75_low,p75_high,p95_low,p95_high,p99_low,p99_high,max,mean,threads") {
+		t.Errorf("csvstats: %v %q", err, b)
+	}
+	b, err = os.ReadFile(stream)
+	if err != nil || !strings.HasPrefix(string(b), "threadID,timestamp,op,totalops,totalerrors,ops,sampleDuration_us") || strings.Count(string(b), "\n") < 3 {
+		t.Errorf("csvstream: %v %q", err, b)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "log.txt")); !strings.Contains(string(log), "REQUEST PHASE COMPLETED") {
+		t.Error("the -L log file lacks the results")
+	}
+	bundles, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-request", "results.json"))
+	if len(bundles) != 1 {
+		t.Fatalf("results bundles: %v", bundles)
+	}
+	var res struct {
+		Phase  string `json:"phase"`
+		Totals struct {
+			Requests int64 `json:"requests"`
+		} `json:"totals"`
+		Ops []struct {
+			Op    string  `json:"op"`
+			P99   float64 `json:"p99_ms"`
+			Count int64   `json:"count"`
+		} `json:"ops"`
+	}
+	b, _ = os.ReadFile(bundles[0])
+	if err := json.Unmarshal(b, &res); err != nil || res.Phase != "request" || res.Totals.Requests == 0 || len(res.Ops) < 5 {
+		t.Fatalf("results.json: %v %+v", err, res)
+	}
+}
+
+func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
+	dir := t.TempDir()
+	small := []string{"-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=2001", "-D", "maxtime=2", "-D", "warmup_time=0", "-D", "requesters=2"}
+	out, errOut, code := runCLI(t, dir, append([]string{"load"}, small...)...)
+	if code != 0 || !strings.Contains(out, "LOAD PHASE COMPLETED") {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// A second load without --truncate is refused; with it, it reloads.
+	if _, errOut, code := runCLI(t, dir, append([]string{"load"}, small...)...); code != 1 || !strings.Contains(errOut, "--truncate") {
+		t.Fatalf("second load: exit %d %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate"}, small...)...); code != 0 {
+		t.Fatalf("reload: exit %d %s", code, errOut)
+	}
+	// run adopts the loaded maxid1 when the user does not repeat it...
+	out, errOut, code = runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxtime=2", "-D", "warmup_time=0", "-D", "requesters=2")
+	if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") || !strings.Contains(errOut, "maxid1=2001") {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// ...and refuses a different one.
+	if _, errOut, code := runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=3001"); code != 1 || !strings.Contains(errOut, "maxid1: loaded graph has 2001, config says 3001") {
+		t.Fatalf("mismatch: exit %d %s", code, errOut)
+	}
+	out, errOut, code = runCLI(t, dir, "check")
+	if code != 0 || !strings.Contains(out, "check passed") {
+		t.Fatalf("check: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// Corrupt one count row: check names it and exits 1.
+	db, err := sql.Open("sqlite", filepath.Join(dir, "linkbench-data", "linkbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("UPDATE counttable SET count = count + 5 WHERE id = 77 AND link_type = 123456789"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out, _, code = runCLI(t, dir, "check")
+	if code != 1 || !strings.Contains(out, "MISMATCH id1 77 link_type 123456789") {
+		t.Fatalf("corrupted check: exit %d\n%s", code, out)
+	}
+}
+
+func TestBadInputExitsWithOneClearLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.properties")
+	os.WriteFile(bad, []byte("store = memory\nmaxid1 = lots\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"load", "-c", bad}, "maxid1 = \"lots\""},
+		{[]string{"load", "-c", filepath.Join(dir, "missing.properties")}, "cannot read config file"},
+		{[]string{"load", "-D", "store=memory", "-D", "data_file=/nonexistent.dat"}, "data_file"},
+		{[]string{"load", "-D", "store=memory", "-D", "getnode=50"}, "operation mix sums to"},
+		{[]string{"load", "-D", "store=nosuchdb"}, "unknown store \"nosuchdb\""},
+	} {
+		_, errOut, code := runCLI(t, dir, c.args...)
+		if code != 1 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "goroutine ") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+func TestConfigCommandShowsOrigins(t *testing.T) {
+	out, errOut, code := runCLI(t, t.TempDir(), "config", "-D", "requesters=3", "-D", "password=hunter2")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+	for _, want := range []string{"requesters", "-D", "zero-config default", "workload embedded:FBWorkload.properties", "******"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Error("the password is printed")
+	}
+}
