@@ -1,0 +1,222 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+func (s *Store) copy(ctx context.Context, table string, cols []string, n int, row func(i int) ([]any, error)) error {
+	_, err := s.pool.CopyFrom(ctx, pgx.Identifier{s.schema, table}, cols, pgx.CopyFromSlice(n, row))
+	return classify(err)
+}
+
+// BeginLoad implements store.BulkLoader: with defer_index and an empty
+// link table, the id1_type index is dropped until EndLoad.
+func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
+	if !s.deferIndex {
+		return nil
+	}
+	var any bool
+	if err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+s.t.Link+")").Scan(&any); err != nil {
+		return classify(err)
+	}
+	if any {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, "DROP INDEX IF EXISTS "+pgx.Identifier{s.schema, "id1_type"}.Sanitize()); err != nil {
+		return classify(err)
+	}
+	s.droppedIdx = true
+	return nil
+}
+
+// LoadNodes implements store.BulkLoader with binary COPY.
+func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
+	err := s.copy(ctx, s.raw.Node, []string{"id", "type", "version", "time", "data"}, len(nodes), func(i int) ([]any, error) {
+		n := &nodes[i]
+		return []any{n.ID, n.Type, n.Version, n.Time, nonNil(n.Data)}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("load nodes: %w", err)
+	}
+	return nil
+}
+
+// LoadLinks implements store.BulkLoader with binary COPY.
+func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
+	err := s.copy(ctx, s.raw.Link, []string{"id1", "id2", "link_type", "visibility", "data", "time", "version"}, len(links), func(i int) ([]any, error) {
+		l := &links[i]
+		return []any{l.ID1, l.ID2, l.LinkType, int16(l.Visibility), nonNil(l.Data), l.Time, int64(l.Version)}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("load links: %w", err)
+	}
+	return nil
+}
+
+// LoadCounts implements store.BulkLoader with binary COPY.
+func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
+	err := s.copy(ctx, s.raw.Count, []string{"id", "link_type", "count", "time", "version"}, len(counts), func(i int) ([]any, error) {
+		c := &counts[i]
+		return []any{c.ID1, c.LinkType, int32(c.Count), c.Time, c.Version}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("load counts: %w", err)
+	}
+	return nil
+}
+
+// EndLoad implements store.BulkLoader: rebuilds the index, moves the node
+// sequence to at least MaxID1 and refreshes statistics.
+func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
+	if s.droppedIdx {
+		if _, err := s.pool.Exec(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
+			return fmt.Errorf("build index id1_type: %w", classify(err))
+		}
+		s.droppedIdx = false
+	}
+	_, err := s.pool.Exec(ctx, "SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST($2::bigint, (SELECT COALESCE(max(id), 0) FROM "+s.t.Node+")), true)",
+		s.schema+"."+s.raw.Node, info.MaxID1-1)
+	if err != nil {
+		return fmt.Errorf("set the node sequence: %w", classify(err))
+	}
+	for _, t := range []string{s.t.Link, s.t.Count, s.t.Node} {
+		if _, err := s.pool.Exec(ctx, "ANALYZE "+t); err != nil {
+			return classify(err)
+		}
+	}
+	return nil
+}
+
+// Reset implements store.Resetter.
+func (s *Store) Reset(ctx context.Context) error {
+	_, err := s.pool.Exec(ctx, "TRUNCATE "+s.t.Link+", "+s.t.Count+", "+s.t.Node+", "+s.metaTable()+" RESTART IDENTITY")
+	return classify(err)
+}
+
+// IsEmpty implements store.EmptyChecker.
+func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
+	for _, t := range []string{s.t.Link, s.t.Count, s.t.Node} {
+		var any bool
+		if err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+t+")").Scan(&any); err != nil {
+			return false, classify(err)
+		}
+		if any {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// GetMeta implements store.MetaStore.
+func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
+	rows, err := s.pool.Query(ctx, "SELECT k, v FROM "+s.metaTable())
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, classify(rows.Err())
+}
+
+// PutMeta implements store.MetaStore.
+func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
+	return classify(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "DELETE FROM "+s.metaTable()); err != nil {
+			return err
+		}
+		for k, v := range meta {
+			if _, err := tx.Exec(ctx, "INSERT INTO "+s.metaTable()+" (k, v) VALUES ($1, $2)", k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// ScanCounts implements store.Scanner.
+func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
+	rows, err := s.pool.Query(ctx, "SELECT id, link_type, count, time, version FROM "+s.t.Count+" ORDER BY id, link_type")
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c graph.Count
+		var n int32
+		if err := rows.Scan(&c.ID1, &c.LinkType, &n, &c.Time, &c.Version); err != nil {
+			return err
+		}
+		c.Count = int64(n)
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err())
+}
+
+// ScanVisibleLinkCounts implements store.Scanner.
+func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
+	rows, err := s.pool.Query(ctx, "SELECT id1, link_type, count(*) FROM "+s.t.Link+" WHERE visibility = 1 GROUP BY id1, link_type ORDER BY id1, link_type")
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id1, lt, n int64
+		if err := rows.Scan(&id1, &lt, &n); err != nil {
+			return err
+		}
+		if err := fn(id1, lt, n); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err())
+}
+
+// NodeIDRange implements store.Scanner.
+func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
+	var a, b *int64
+	if err := s.pool.QueryRow(ctx, "SELECT min(id), max(id) FROM "+s.t.Node).Scan(&a, &b); err != nil {
+		return 0, 0, false, classify(err)
+	}
+	if a == nil {
+		return 0, 0, false, nil
+	}
+	return *a, *b, true, nil
+}
+
+// SizeOnDisk implements store.Sizer: our tables with indexes and TOAST.
+func (s *Store) SizeOnDisk(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass) + pg_total_relation_size($2::regclass) + pg_total_relation_size($3::regclass)",
+		s.t.Link, s.t.Count, s.t.Node).Scan(&n)
+	return n, classify(err)
+}
+
+// Describe implements store.Describer.
+func (s *Store) Describe(ctx context.Context) (store.Description, error) {
+	var v string
+	if err := s.pool.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+		return store.Description{}, classify(err)
+	}
+	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "schema": s.schema}}
+	for _, k := range []string{"fsync", "synchronous_commit", "full_page_writes", "shared_buffers", "wal_level", "default_transaction_isolation"} {
+		var val string
+		if err := s.pool.QueryRow(ctx, "SELECT current_setting($1)", k).Scan(&val); err == nil {
+			d.Settings[k] = val
+		}
+	}
+	return d, nil
+}

@@ -1,0 +1,18 @@
+// Package postgres is the PostgreSQL store, on pgx v5 (a pool sized to the
+// workers, cached prepared statements, binary protocol).
+//
+// Layout, as the reference's PostgreSQL DDL: database <dbprefix>0 (or
+// dbid) holding a schema of the same name (key pg_schema) with linktable,
+// counttable and nodetable; ids are bigint and payloads bytea, so the
+// reference driver and this one can run against each other's databases.
+//
+// Each link write is one round trip: a PL/pgSQL function (created by init)
+// first locks the (id1, link_type) count row, which serialises writers of
+// that key, then reads the old link, writes the new one and adjusts the
+// count in the same transaction. Bulk loads use binary COPY, with the
+// id1_type index built after the load (defer_index) and ANALYZE at the end.
+//
+// Keys: url (postgres://...; wins over the rest), host, port (5432), user,
+// password, dbid / dbprefix, pg_schema, sslmode, sslrootcert, defer_index,
+// the table names.
+package postgres

@@ -1,0 +1,183 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// Name is the store's registered name.
+const Name = "postgres"
+
+func init() {
+	store.Register(store.Driver{
+		Name:    Name,
+		Aliases: []string{"com.facebook.LinkBench.LinkStorePgsql", "pgsql", "postgresql"},
+		Keys: []store.KeyDoc{
+			{Name: "pg_schema", Doc: "schema of the tables (default: the database name, as the reference)"},
+			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
+			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
+			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
+		},
+		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+	})
+}
+
+// Store is the PostgreSQL store.
+type Store struct {
+	pool       *pgxpool.Pool
+	addr       string // host:port for messages
+	db, schema string
+	t          store.Tables // schema-qualified, quoted
+	raw        store.Tables // bare names
+	deferIndex bool
+	droppedIdx bool
+}
+
+// connString builds the connection string from url or the separate keys.
+func connString(p store.Props) (string, error) {
+	if u := store.String(p, "url", ""); u != "" {
+		if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+			return "", fmt.Errorf("url (%s): expected postgres://user:password@host:port/database", p.Where("url"))
+		}
+		return u, nil
+	}
+	host := store.String(p, "host", "127.0.0.1")
+	port := store.String(p, "port", "5432")
+	u := &url.URL{Scheme: "postgres", Host: net.JoinHostPort(host, port), Path: "/" + store.DatabaseName(p, "linkdb0")}
+	user := store.String(p, "user", "postgres")
+	if pw, ok := p.Get("password"); ok {
+		u.User = url.UserPassword(user, pw)
+	} else {
+		u.User = url.User(user)
+	}
+	q := url.Values{}
+	q.Set("sslmode", store.String(p, "sslmode", "prefer"))
+	if ca := store.String(p, "sslrootcert", ""); ca != "" {
+		q.Set("sslrootcert", ca)
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// Open connects and checks that the server answers.
+func Open(ctx context.Context, o store.Options) (*Store, error) {
+	p := o.Props
+	cs, err := connString(p)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := pgxpool.ParseConfig(cs)
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL connection settings: %v", redactErr(err))
+	}
+	cfg.MaxConns = int32(max(o.Concurrency, 1) + 2)
+	cfg.MinConns = 0
+	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	cfg.HealthCheckPeriod = 5 * time.Second
+	deferIdx, err := store.Bool(p, "defer_index", true)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{
+		addr:       net.JoinHostPort(cfg.ConnConfig.Host, fmt.Sprint(cfg.ConnConfig.Port)),
+		db:         cfg.ConnConfig.Database,
+		deferIndex: deferIdx,
+		raw:        store.TableNames(p),
+	}
+	s.schema = store.String(p, "pg_schema", s.db)
+	q := func(t string) string { return pgx.Identifier{s.schema, t}.Sanitize() }
+	s.t = store.Tables{Link: q(s.raw.Link), Count: q(s.raw.Count), Node: q(s.raw.Node)}
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
+	if err == nil {
+		err = s.pool.Ping(pctx)
+	}
+	if err != nil {
+		if s.pool != nil {
+			s.pool.Close()
+		}
+		return nil, s.connectError(err, cfg.ConnConfig.User)
+	}
+	return s, nil
+}
+
+// redactErr hides a password that a parse error might echo.
+func redactErr(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "://"); i >= 0 {
+		if j := strings.Index(msg[i:], "@"); j >= 0 {
+			if k := strings.Index(msg[i+3:i+j], ":"); k >= 0 {
+				msg = msg[:i+3+k+1] + "******" + msg[i+j:]
+			}
+		}
+	}
+	return msg
+}
+
+// connectError turns a failed connection into one line naming the
+// server and the fix.
+func (s *Store) connectError(err error, user string) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "28P01", "28000":
+			return fmt.Errorf("cannot connect to PostgreSQL at %s: authentication failed for user %q; check user and password (or url)", s.addr, user)
+		case "3D000":
+			return fmt.Errorf("cannot connect to PostgreSQL at %s: database %q does not exist; create it (CREATE DATABASE %s) or set dbid/dbprefix", s.addr, s.db, s.db)
+		}
+		return fmt.Errorf("cannot connect to PostgreSQL at %s: %s (SQLSTATE %s)", s.addr, pe.Message, pe.Code)
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("cannot connect to PostgreSQL at %s: connection refused; is the server running? (scripts/postgres.sh start runs a local one)", s.addr)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("cannot connect to PostgreSQL at %s: no answer within 15 s; check host and port", s.addr)
+	}
+	return fmt.Errorf("cannot connect to PostgreSQL at %s: %s", s.addr, redactErr(err))
+}
+
+// classify maps driver errors to the graph error kinds.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "40001", "40P01", "55P03":
+			return graph.Transient(err)
+		case "42P01", "42703", "42883":
+			return graph.Schema(fmt.Errorf("%s; run `linkbench init` to create the schema", pe.Message))
+		}
+		if strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" {
+			return graph.Connection(err)
+		}
+		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) ||
+		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "connection refused") {
+		return graph.Connection(err)
+	}
+	return err
+}
+
+// Close implements store.Store.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}

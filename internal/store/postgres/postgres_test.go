@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/storetest"
+)
+
+// testURL is the throwaway server of scripts/postgres.sh. Under CI=true a
+// missing server is a failure, never a skip.
+func testURL(t testing.TB) string {
+	u := os.Getenv("LINKBENCH_TEST_PG_URL")
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("LINKBENCH_TEST_PG_URL is not set; run scripts/postgres.sh start and export its url")
+		}
+		t.Skip("LINKBENCH_TEST_PG_URL not set (scripts/postgres.sh start)")
+	}
+	return u
+}
+
+var schemaSeq atomic.Int64
+
+// fresh opens the store on a new schema that is dropped afterwards.
+func fresh(t *testing.T, extra store.MapProps) *Store {
+	t.Helper()
+	schema := fmt.Sprintf("lbtest_%d_%d", os.Getpid(), schemaSeq.Add(1))
+	props := store.MapProps{"url": testURL(t), "pg_schema": schema}
+	for k, v := range extra {
+		props[k] = v
+	}
+	s, err := Open(context.Background(), store.Options{Props: props, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+		s.Close()
+	})
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s := fresh(t, nil)
+		if err := s.Init(context.Background(), false); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestConnectionErrors(t *testing.T) {
+	base, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	open := func(mod func(u *url.URL)) error {
+		u := *base
+		mod(&u)
+		_, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String()}})
+		return err
+	}
+	cases := []struct {
+		name string
+		mod  func(u *url.URL)
+		want []string
+	}{
+		{"wrong password", func(u *url.URL) { u.User = url.UserPassword(u.User.Username(), "wrong-secret") }, []string{"authentication failed", base.Host, "check user and password"}},
+		{"server down", func(u *url.URL) { u.Host = "127.0.0.1:1" }, []string{"127.0.0.1:1", "connection refused", "scripts/postgres.sh"}},
+		{"missing database", func(u *url.URL) { u.Path = "/no_such_db" }, []string{"database \"no_such_db\" does not exist", "CREATE DATABASE"}},
+	}
+	for _, c := range cases {
+		err := open(c.mod)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q lacks %q", c.name, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "wrong-secret") || strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("%s: message leaks the password or spans lines: %q", c.name, err)
+		}
+	}
+	s := fresh(t, nil)
+	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "linkbench init") || !strings.Contains(err.Error(), base.Host) {
+		t.Errorf("missing tables: %v", err)
+	}
+}
