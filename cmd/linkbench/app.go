@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,13 +26,14 @@ type options struct {
 	truncate   bool
 	load, req  bool // the reference's -l and -r
 	drop       bool // init --drop
-	quiet      bool
+	cpuProfile string
 }
 
 // app holds the output streams and builds the command tree.
 type app struct {
 	stdout, stderr io.Writer
 	opts           options
+	profile        *os.File
 }
 
 func newApp(stdout, stderr io.Writer) *app { return &app{stdout: stdout, stderr: stderr} }
@@ -68,6 +71,23 @@ func normalizeArgs(args []string) []string {
 
 func (a *app) execute(ctx context.Context, args []string) error {
 	root := a.rootCmd()
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if a.opts.cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(a.opts.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		a.profile = f
+		return pprof.StartCPUProfile(f)
+	}
+	defer func() {
+		if a.profile != nil {
+			pprof.StopCPUProfile()
+			a.profile.Close()
+		}
+	}()
 	root.SetArgs(normalizeArgs(args))
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
@@ -84,6 +104,7 @@ func (a *app) addCommon(cmd *cobra.Command) {
 	f.BoolVar(&a.opts.strict, "strict", false, "treat unknown config keys as errors")
 	f.StringVar(&a.opts.resultsDir, "results-dir", "", "directory for results bundles (default: key results_dir, ./linkbench-results)")
 	f.BoolVar(&a.opts.noResults, "no-results", false, "do not write a results bundle")
+	f.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 }
 
 func (a *app) rootCmd() *cobra.Command {

@@ -11,6 +11,7 @@ import (
 	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/sysmon"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/workload"
 )
@@ -100,8 +101,11 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
 	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update}
+	sizeBefore := sizeOf(ctx, st)
+	mon := e.monitor(ctx)
 	started := time.Now()
 	res, err := lp.Run(ctx)
+	usage, samples := mon.Stop()
 	prog.finish()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -124,8 +128,41 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	r := a.baseResults(ctx, e, st, "load", started, res.Elapsed)
 	r.Totals = report.Totals{Nodes: res.Nodes, Links: res.Links, Counts: res.Counts, LinksPerSec: perSec(res.Links, res.Elapsed)}
 	r.Ops = res.Summary
+	a.addUsage(e, r, usage, samples, res.Links, "link", sizeBefore)
 	r.Intervals = res.Collector.Series()
 	return a.writeBundle(e, r, res.Collector)
+}
+
+// monitor samples resource use; the database's local directory and server
+// processes are followed when there are any.
+func (e *env) monitor(ctx context.Context) *sysmon.Monitor {
+	o := sysmon.Options{ServerNames: []string{"postgres", "mariadbd", "mysqld", "ferretdb", "mongod"}}
+	switch e.drv.Name {
+	case "sqlite", "pebble":
+		o.DataPath, _ = e.cfg.Props.Get("data_dir")
+		o.ServerNames = nil
+	}
+	return sysmon.Start(ctx, o)
+}
+
+func sizeOf(ctx context.Context, st store.Store) int64 {
+	if s, ok := st.(store.Sizer); ok {
+		if n, err := s.SizeOnDisk(ctx); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// addUsage records resource use in the results and logs the per-op figures.
+func (a *app) addUsage(e *env, r *report.Results, u sysmon.Usage, samples []sysmon.Sample, n int64, unit string, sizeBefore int64) {
+	if !u.Available {
+		return
+	}
+	per := u.PerOp(n)
+	r.Usage, r.Efficiency, r.Resources, r.SizeBefore = &u, &per, samples, sizeBefore
+	e.log.Infof("per %s: driver CPU %.2f µs, machine CPU %.2f µs, %.3f KB written, %.4f disk reads (over %.1f s)",
+		unit, per.DriverCPUUs, per.MachineCPUUs, per.WriteKB, per.Reads, u.Seconds)
 }
 
 func perSec(n int64, d time.Duration) float64 {
@@ -192,8 +229,11 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 			}
 		}
 	}
+	sizeBefore := sizeOf(ctx, st)
+	mon := e.monitor(ctx)
 	started := time.Now()
 	res, runErr := rp.Run(ctx)
+	usage, samples := mon.Stop()
 	if res == nil {
 		return runErr
 	}
@@ -220,6 +260,7 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	r.Interrupted = res.Interrupted
 	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
+	a.addUsage(e, r, usage, samples, res.Requests, "request", sizeBefore)
 	r.Threads = res.Threads
 	r.Intervals = res.Series
 	if err := a.writeBundle(e, r, res.Collector); err != nil {
@@ -301,7 +342,9 @@ func (a *app) writeBundle(e *env, r *report.Results, c *stats.Collector) error {
 	if a.opts.noResults {
 		return nil
 	}
-	dir, err := report.WriteBundle(a.resultsDir(e), r, c.Histograms(), nil)
+	hists := c.Histograms()
+	r.Curves = report.PercentileCurves(hists)
+	dir, err := report.WriteBundle(a.resultsDir(e), r, hists, nil)
 	if err != nil {
 		return fmt.Errorf("write results: %w", err)
 	}

@@ -125,3 +125,10 @@ type Description struct {
 	Version  string            `json:"version"`
 	Settings map[string]string `json:"settings,omitempty"`
 }
+
+// BatchHinter is a BulkLoader whose fastest path wants larger batches than
+// the reference's default bulk_insert_count (1024 rows), such as COPY. The
+// load phase uses the hint unless the user set bulk_insert_count.
+type BatchHinter interface {
+	BulkBatchRows() int
+}

@@ -33,6 +33,17 @@ type LoadPhase struct {
 	Shard, Shards int
 	// OnProgress, when set, is called about once a second.
 	OnProgress func(LoadProgress)
+
+	batch int // rows per bulk call
+}
+
+// userSetBatch reports whether bulk_insert_count came from the user.
+func userSetBatch(cfg *config.Config) bool {
+	if cfg.Props == nil {
+		return false
+	}
+	e, ok := cfg.Props.Lookup("bulk_insert_count")
+	return ok && e.Origin >= config.FromMain
 }
 
 // LoadProgress is a snapshot of a running load.
@@ -79,6 +90,10 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 	start := time.Now()
 	c := stats.NewCollector(cfg.HDRAccuracy, false, start)
 	var cnt loadCounters
+	p.batch = max(cfg.BulkInsertCount, 1)
+	if h, ok := p.Store.(store.BatchHinter); ok && !userSetBatch(cfg) {
+		p.batch = max(p.batch, h.BulkBatchRows())
+	}
 	linksTotal := p.expectedLinks(shards)
 	nodesTotal := int64(0)
 	if cfg.GenerateNodes {
@@ -263,7 +278,7 @@ func (b *linkBatch) reset() { b.links, b.arena = b.links[:0], b.arena[:0] }
 // linkLoader runs tasks until the channel closes.
 func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-chan task, cnt *loadCounters) error {
 	cfg := p.Config
-	bs := max(cfg.BulkInsertCount, 1)
+	bs := p.batch
 	w := p.Graph.NewWorker()
 	batch := newLinkBatch(bs)
 	counts := make([]graph.Count, 0, bs)
@@ -348,7 +363,7 @@ func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-cha
 // bulk_insert_count nodes (and at most bulk_insert_kb KiB of payload).
 func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int, cnt *loadCounters) error {
 	cfg := p.Config
-	bs := max(cfg.BulkInsertCount, 1)
+	bs := p.batch
 	capBytes := 1 << 20 * 4
 	if cfg.BulkInsertKB > 0 {
 		capBytes = cfg.BulkInsertKB << 10

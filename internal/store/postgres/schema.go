@@ -12,7 +12,9 @@ import (
 
 func (s *Store) metaTable() string { return pgx.Identifier{s.schema, store.MetaTable}.Sanitize() }
 
-func (s *Store) writeFunc() string { return pgx.Identifier{s.schema, "linkbench_write_" + s.raw.Link}.Sanitize() }
+func (s *Store) writeFunc() string {
+	return pgx.Identifier{s.schema, "linkbench_write_" + s.raw.Link}.Sanitize()
+}
 
 // ddl is the schema: the reference's tables with bigint ids and bytea data.
 func (s *Store) ddl() []string {
