@@ -11,8 +11,8 @@ import (
 	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/stats"
-	"github.com/linkbench/linkbench/internal/sysmon"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/sysmon"
 	"github.com/linkbench/linkbench/internal/workload"
 )
 
