@@ -1,0 +1,257 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// rowsPerInsert is the rows of one multi-row INSERT.
+const rowsPerInsert = 1024
+
+// BulkBatchRows implements store.BatchHinter.
+func (s *Store) BulkBatchRows() int { return 4096 }
+
+func valuesList(rows, cols int) string {
+	one := "(" + strings.Repeat("?,", cols-1) + "?)"
+	return strings.Repeat(one+",", rows-1) + one
+}
+
+// insertBatched writes rows with multi-row INSERTs in one transaction on
+// the load pool.
+func (s *Store) insertBatched(ctx context.Context, head string, cols, n int, row func(i int, args []any) []any) error {
+	tx, err := s.load.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	args := make([]any, 0, rowsPerInsert*cols)
+	for start := 0; start < n; start += rowsPerInsert {
+		k := min(rowsPerInsert, n-start)
+		args = args[:0]
+		for i := start; i < start+k; i++ {
+			args = row(i, args)
+		}
+		if _, err := tx.ExecContext(ctx, head+valuesList(k, cols), args...); err != nil {
+			tx.Rollback()
+			return classify(err)
+		}
+	}
+	return classify(tx.Commit())
+}
+
+// BeginLoad implements store.BulkLoader.
+func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
+	if !s.deferIndex {
+		return nil
+	}
+	var any int
+	if err := s.r.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+q(s.t.Link)+")").Scan(&any); err != nil {
+		return classify(err)
+	}
+	if any != 0 {
+		return nil
+	}
+	var n int
+	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = 'id1_type'", s.t.Link).Scan(&n); err != nil {
+		return classify(err)
+	}
+	if n > 0 {
+		s.st.close()
+		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" DROP INDEX id1_type"); err != nil {
+			return classify(err)
+		}
+	}
+	s.droppedIdx = true
+	return nil
+}
+
+// LoadNodes implements store.BulkLoader.
+func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
+	err := s.insertBatched(ctx, "INSERT INTO "+q(s.t.Node)+" (id, type, version, time, data) VALUES ", 5, len(nodes), func(i int, a []any) []any {
+		n := &nodes[i]
+		return append(a, n.ID, n.Type, n.Version, n.Time, nonNil(n.Data))
+	})
+	if err != nil {
+		return fmt.Errorf("load nodes: %w", err)
+	}
+	return nil
+}
+
+// LoadLinks implements store.BulkLoader.
+func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
+	err := s.insertBatched(ctx, "INSERT INTO "+q(s.t.Link)+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links), func(i int, a []any) []any {
+		l := &links[i]
+		return append(a, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
+	})
+	if err != nil {
+		return fmt.Errorf("load links: %w", err)
+	}
+	return nil
+}
+
+// LoadCounts implements store.BulkLoader.
+func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
+	err := s.insertBatched(ctx, "INSERT INTO "+q(s.t.Count)+" (id, link_type, count, time, version) VALUES ", 5, len(counts), func(i int, a []any) []any {
+		c := &counts[i]
+		return append(a, c.ID1, c.LinkType, c.Count, c.Time, c.Version)
+	})
+	if err != nil {
+		return fmt.Errorf("load counts: %w", err)
+	}
+	return nil
+}
+
+// EndLoad implements store.BulkLoader: rebuilds the index and sets
+// AUTO_INCREMENT to at least MaxID1.
+func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
+	if s.droppedIdx {
+		s.st.close()
+		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" ADD INDEX id1_type "+indexCols); err != nil {
+			return fmt.Errorf("build index id1_type: %w", classify(err))
+		}
+		s.droppedIdx = false
+	}
+	var maxID sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, "SELECT max(id) FROM "+q(s.t.Node)).Scan(&maxID); err != nil {
+		return classify(err)
+	}
+	next := max(info.MaxID1, maxID.Int64+1)
+	if _, err := s.w.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s AUTO_INCREMENT = %d", q(s.t.Node), next)); err != nil {
+		return fmt.Errorf("set AUTO_INCREMENT: %w", classify(err))
+	}
+	_, err := s.w.ExecContext(ctx, "ANALYZE TABLE "+q(s.t.Link)+", "+q(s.t.Count)+", "+q(s.t.Node))
+	return classify(err)
+}
+
+// Reset implements store.Resetter.
+func (s *Store) Reset(ctx context.Context) error {
+	for _, t := range []string{s.t.Link, s.t.Count, s.t.Node, store.MetaTable} {
+		if _, err := s.w.ExecContext(ctx, "TRUNCATE TABLE "+q(t)); err != nil {
+			return classify(err)
+		}
+	}
+	s.st.close()
+	return nil
+}
+
+// IsEmpty implements store.EmptyChecker.
+func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
+	for _, t := range []string{s.t.Link, s.t.Count, s.t.Node} {
+		var any int
+		if err := s.r.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+q(t)+")").Scan(&any); err != nil {
+			return false, classify(err)
+		}
+		if any != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// GetMeta implements store.MetaStore.
+func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT k, v FROM "+q(store.MetaTable))
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, classify(rows.Err())
+}
+
+// PutMeta implements store.MetaStore.
+func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+q(store.MetaTable)); err != nil {
+			return err
+		}
+		for k, v := range meta {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO "+q(store.MetaTable)+" (k, v) VALUES (?, ?)", k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ScanCounts implements store.Scanner.
+func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
+	rows, err := s.r.QueryContext(ctx, "SELECT id, link_type, count, time, version FROM "+q(s.t.Count)+" ORDER BY id, link_type")
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c graph.Count
+		if err := rows.Scan(&c.ID1, &c.LinkType, &c.Count, &c.Time, &c.Version); err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err())
+}
+
+// ScanVisibleLinkCounts implements store.Scanner.
+func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
+	rows, err := s.r.QueryContext(ctx, "SELECT id1, link_type, count(*) FROM "+q(s.t.Link)+" WHERE visibility = 1 GROUP BY id1, link_type ORDER BY id1, link_type")
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id1, lt, n int64
+		if err := rows.Scan(&id1, &lt, &n); err != nil {
+			return err
+		}
+		if err := fn(id1, lt, n); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err())
+}
+
+// NodeIDRange implements store.Scanner.
+func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
+	var a, b sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, "SELECT min(id), max(id) FROM "+q(s.t.Node)).Scan(&a, &b); err != nil {
+		return 0, 0, false, classify(err)
+	}
+	return a.Int64, b.Int64, a.Valid, nil
+}
+
+// SizeOnDisk implements store.Sizer.
+func (s *Store) SizeOnDisk(ctx context.Context) (int64, error) {
+	var n sql.NullInt64
+	err := s.r.QueryRowContext(ctx, "SELECT SUM(data_length + index_length) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (?, ?, ?)",
+		s.t.Link, s.t.Count, s.t.Node).Scan(&n)
+	return n.Int64, classify(err)
+}
+
+// Describe implements store.Describer.
+func (s *Store) Describe(ctx context.Context) (store.Description, error) {
+	var v string
+	if err := s.r.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
+		return store.Description{}, classify(err)
+	}
+	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "engine": s.engine}}
+	for _, k := range []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "rocksdb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin", "transaction_isolation"} {
+		var val sql.NullString
+		if err := s.r.QueryRowContext(ctx, "SELECT @@"+k).Scan(&val); err == nil && val.Valid {
+			d.Settings[k] = val.String
+		}
+	}
+	return d, nil
+}

@@ -1,0 +1,239 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// Name is the store's registered name.
+const Name = "mysql"
+
+func init() {
+	store.Register(store.Driver{
+		Name:    Name,
+		Aliases: []string{"com.facebook.LinkBench.LinkStoreMysql", "mariadb"},
+		Keys: []store.KeyDoc{
+			{Name: "mysql_engine", Default: "innodb", Doc: "storage engine: innodb or rocksdb"},
+			{Name: "mysql_partitions", Default: "0", Doc: "PARTITION BY KEY(id1) PARTITIONS n on linktable (0 = none)"},
+			{Name: "tls", Doc: "go-sql-driver tls setting: true, skip-verify, preferred or a registered name"},
+			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
+		},
+		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+	})
+}
+
+// Store is the MySQL store.
+type Store struct {
+	r, w, load *sql.DB
+	addr       string
+	db         string
+	engine     string
+	partitions int64
+	t          store.Tables
+	deferIndex bool
+	droppedIdx bool
+	st         stmts
+}
+
+// dsnConfig builds the driver config from url or the separate keys.
+func dsnConfig(p store.Props) (*gomysql.Config, error) {
+	var cfg *gomysql.Config
+	if u := store.String(p, "url", ""); u != "" {
+		if strings.HasPrefix(u, "mysql://") {
+			pu, err := url.Parse(u)
+			if err != nil {
+				return nil, fmt.Errorf("url (%s): expected mysql://user:password@host:port/database", p.Where("url"))
+			}
+			cfg = gomysql.NewConfig()
+			cfg.Net, cfg.Addr = "tcp", pu.Host
+			if pu.Port() == "" {
+				cfg.Addr = net.JoinHostPort(pu.Hostname(), "3306")
+			}
+			cfg.User = pu.User.Username()
+			cfg.Passwd, _ = pu.User.Password()
+			cfg.DBName = strings.TrimPrefix(pu.Path, "/")
+		} else {
+			c, err := gomysql.ParseDSN(u)
+			if err != nil {
+				return nil, fmt.Errorf("url (%s): not a mysql:// URL or go-sql-driver DSN", p.Where("url"))
+			}
+			cfg = c
+		}
+	} else {
+		cfg = gomysql.NewConfig()
+		cfg.Net = "tcp"
+		cfg.Addr = net.JoinHostPort(store.String(p, "host", "127.0.0.1"), store.String(p, "port", "3306"))
+		cfg.User = store.String(p, "user", "root")
+		cfg.Passwd, _ = p.Get("password")
+		cfg.DBName = store.DatabaseName(p, "linkdb0")
+	}
+	if v := store.String(p, "tls", ""); v != "" {
+		cfg.TLSConfig = v
+	}
+	cfg.Params = map[string]string{}
+	cfg.InterpolateParams = false
+	cfg.ParseTime = false
+	cfg.Timeout = 10 * time.Second
+	cfg.MultiStatements = false
+	cfg.ClientFoundRows = true // UPDATE reports matched rows, as the SPEC's "a row matched"
+	// latin1 on the wire: payload bytes reach the latin1 columns unchanged.
+	dsn := cfg.FormatDSN()
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	out, err := gomysql.ParseDSN(dsn + sep + "charset=latin1")
+	if err != nil {
+		return nil, err
+	}
+	if out.Params == nil {
+		out.Params = map[string]string{}
+	}
+	return out, nil
+}
+
+// Open connects the read, write and load pools.
+func Open(ctx context.Context, o store.Options) (*Store, error) {
+	p := o.Props
+	cfg, err := dsnConfig(p)
+	if err != nil {
+		return nil, err
+	}
+	engine := strings.ToLower(store.String(p, "mysql_engine", "innodb"))
+	if engine != "innodb" && engine != "rocksdb" {
+		return nil, fmt.Errorf("mysql_engine = %q (%s): expected innodb or rocksdb", engine, p.Where("mysql_engine"))
+	}
+	parts, err := store.Int(p, "mysql_partitions", 0)
+	if err != nil {
+		return nil, err
+	}
+	deferIdx, err := store.Bool(p, "defer_index", true)
+	if err != nil {
+		return nil, err
+	}
+	noBinlog, err := store.Bool(p, "mysql_disable_binlog_load", false)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p)}
+	n := max(o.Concurrency, 1) + 2
+	open := func(params map[string]string) (*sql.DB, error) {
+		c := cfg.Clone()
+		own := make(map[string]string, len(c.Params)+len(params))
+		for k, v := range c.Params {
+			own[k] = v
+		}
+		c.Params = own
+		for k, v := range params {
+			c.Params[k] = v
+		}
+		conn, err := gomysql.NewConnector(c)
+		if err != nil {
+			return nil, err
+		}
+		db := sql.OpenDB(conn)
+		db.SetMaxOpenConns(n)
+		db.SetMaxIdleConns(n)
+		db.SetConnMaxLifetime(time.Hour)
+		return db, nil
+	}
+	if s.r, err = open(nil); err != nil {
+		return nil, err
+	}
+	// MySQL 8 names the variable transaction_isolation, MariaDB 10.11 tx_isolation.
+	if s.w, err = open(map[string]string{"transaction_isolation": "'READ-COMMITTED'"}); err != nil {
+		return nil, err
+	}
+	if perr := s.w.PingContext(ctx); perr != nil && strings.Contains(perr.Error(), "transaction_isolation") {
+		s.w.Close()
+		if s.w, err = open(map[string]string{"tx_isolation": "'READ-COMMITTED'"}); err != nil {
+			return nil, err
+		}
+	}
+	loadParams := map[string]string{"unique_checks": "0"}
+	if noBinlog {
+		loadParams["sql_log_bin"] = "0"
+	}
+	if s.load, err = open(loadParams); err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	for _, db := range []*sql.DB{s.r, s.w, s.load} {
+		if err := db.PingContext(pctx); err != nil {
+			s.Close()
+			return nil, s.connectError(err, cfg.User)
+		}
+	}
+	return s, nil
+}
+
+func (s *Store) connectError(err error, user string) error {
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1045:
+			return fmt.Errorf("cannot connect to MySQL at %s: access denied for user %q; check user and password (or url)", s.addr, user)
+		case 1049:
+			return fmt.Errorf("cannot connect to MySQL at %s: database %q does not exist; create it (CREATE DATABASE %s) or set dbid/dbprefix", s.addr, s.db, s.db)
+		case 1044:
+			return fmt.Errorf("cannot connect to MySQL at %s: user %q may not use database %q; grant it privileges", s.addr, user, s.db)
+		}
+		return fmt.Errorf("cannot connect to MySQL at %s: %s (error %d)", s.addr, me.Message, me.Number)
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("cannot connect to MySQL at %s: connection refused; is the server running? (scripts/mariadb.sh start runs a local one)", s.addr)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("cannot connect to MySQL at %s: no answer within 15 s; check host and port", s.addr)
+	}
+	return fmt.Errorf("cannot connect to MySQL at %s: %v", s.addr, err)
+}
+
+// classify maps driver errors to the graph error kinds.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *gomysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1213, 1205, 1180, 1020:
+			return graph.Transient(err)
+		case 1146, 1054:
+			return graph.Schema(fmt.Errorf("%s; run `linkbench init` to create the schema", me.Message))
+		case 2006, 2013, 1927, 1053:
+			return graph.Connection(err)
+		}
+		return err
+	}
+	var ne net.Error
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) {
+		return graph.Connection(err)
+	}
+	return err
+}
+
+// Close implements store.Store.
+func (s *Store) Close() error {
+	s.st.close()
+	var errs []error
+	for _, db := range []*sql.DB{s.r, s.w, s.load} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,125 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/storetest"
+)
+
+// testURL is the throwaway server of scripts/mariadb.sh. Under CI=true a
+// missing server is a failure, never a skip.
+func testURL(t testing.TB) string {
+	u := os.Getenv("LINKBENCH_TEST_MYSQL_URL")
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("LINKBENCH_TEST_MYSQL_URL is not set; run scripts/mariadb.sh start and export its url")
+		}
+		t.Skip("LINKBENCH_TEST_MYSQL_URL not set (scripts/mariadb.sh start)")
+	}
+	return u
+}
+
+var dbSeq atomic.Int64
+
+// fresh creates a new database, opens the store on it and drops it afterwards.
+func fresh(t *testing.T, engine string) *Store {
+	t.Helper()
+	base, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("lbtest_%d_%d", os.Getpid(), dbSeq.Add(1))
+	admin, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": base.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.w.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	u := *base
+	u.Path = "/" + name
+	s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": u.String(), "mysql_engine": engine}, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		admin.w.Exec("DROP DATABASE IF EXISTS " + name)
+		admin.Close()
+	})
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	for _, engine := range []string{"innodb", "rocksdb"} {
+		t.Run(engine, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) store.Store {
+				s := fresh(t, engine)
+				if err := s.Init(context.Background(), false); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			})
+		})
+	}
+}
+
+func TestEngineAndPartitions(t *testing.T) {
+	s := fresh(t, "rocksdb")
+	s.partitions = 16
+	ctx := context.Background()
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	var engine, opts sql.NullString
+	if err := s.r.QueryRow("SELECT engine, create_options FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'linktable'").Scan(&engine, &opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.EqualFold(engine.String, "rocksdb") || !strings.Contains(opts.String, "partitioned") {
+		t.Fatalf("engine %q options %q", engine.String, opts.String)
+	}
+}
+
+func TestConnectionErrors(t *testing.T) {
+	base, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		mod  func(u *url.URL)
+		want []string
+	}{
+		{"wrong password", func(u *url.URL) { u.User = url.UserPassword(u.User.Username(), "wrong-secret") }, []string{"access denied", base.Host, "check user and password"}},
+		{"server down", func(u *url.URL) { u.Host = "127.0.0.1:1" }, []string{"127.0.0.1:1", "connection refused", "scripts/mariadb.sh"}},
+		{"missing database", func(u *url.URL) { u.Path = "/no_such_db" }, []string{"database \"no_such_db\" does not exist", "CREATE DATABASE"}},
+	} {
+		u := *base
+		c.mod(&u)
+		_, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": u.String()}})
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q lacks %q", c.name, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "wrong-secret") {
+			t.Errorf("%s: the password leaks: %q", c.name, err)
+		}
+	}
+	s := fresh(t, "innodb")
+	if err := s.CheckSchema(context.Background()); err == nil || !strings.Contains(err.Error(), "linkbench init") {
+		t.Errorf("missing tables: %v", err)
+	}
+}

@@ -1,0 +1,344 @@
+package mysql
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
+)
+
+// stmts are server-side prepared statements, prepared on first use.
+type stmts struct {
+	mu                                              sync.Mutex
+	ready                                           bool
+	lockCount, getLink, insLink, updLink, delLink   *sql.Stmt
+	hideLink, bumpCount, dropCount                  *sql.Stmt
+	list, count, getNode, insNode, updNode, delNode *sql.Stmt
+}
+
+func (st *stmts) all() []*sql.Stmt {
+	return []*sql.Stmt{st.lockCount, st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.bumpCount, st.dropCount,
+		st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode}
+}
+
+func (st *stmts) close() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.closeLocked()
+}
+
+func (st *stmts) closeLocked() {
+	for _, s := range st.all() {
+		if s != nil {
+			s.Close()
+		}
+	}
+	st.lockCount, st.getLink, st.insLink, st.updLink, st.delLink = nil, nil, nil, nil, nil
+	st.hideLink, st.bumpCount, st.dropCount = nil, nil, nil
+	st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode = nil, nil, nil, nil, nil, nil
+	st.ready = false
+}
+
+func (s *Store) prepared(ctx context.Context) (*stmts, error) {
+	st := &s.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ready {
+		return st, nil
+	}
+	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
+	var err error
+	prep := func(db *sql.DB, dst **sql.Stmt, text string) {
+		if err == nil {
+			*dst, err = db.PrepareContext(ctx, text)
+		}
+	}
+	prep(s.w, &st.lockCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, 0, ?, 0) ON DUPLICATE KEY UPDATE version = version")
+	prep(s.w, &st.getLink, "SELECT visibility, data, time, version FROM "+L+" WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE")
+	prep(s.w, &st.insLink, "INSERT INTO "+L+" (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	prep(s.w, &st.updLink, "UPDATE "+L+" SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(s.w, &st.delLink, "DELETE FROM "+L+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(s.w, &st.hideLink, "UPDATE "+L+" SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(s.w, &st.bumpCount, "UPDATE "+C+" SET count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = ?, version = version + 1 WHERE id = ? AND link_type = ?")
+	prep(s.w, &st.dropCount, "DELETE FROM "+C+" WHERE id = ? AND link_type = ? AND count = 0 AND version = 0")
+	prep(s.r, &st.list, "SELECT id2, data, time, version FROM "+L+
+		" WHERE id1 = ? AND link_type = ? AND visibility = 1 AND time >= ? AND time <= ? ORDER BY time DESC, id2 DESC LIMIT ? OFFSET ?")
+	prep(s.r, &st.count, "SELECT count FROM "+C+" WHERE id = ? AND link_type = ?")
+	prep(s.r, &st.getNode, "SELECT version, time, data FROM "+N+" WHERE id = ? AND type = ?")
+	prep(s.w, &st.insNode, "INSERT INTO "+N+" (type, version, time, data) VALUES (?, ?, ?, ?)")
+	prep(s.w, &st.updNode, "UPDATE "+N+" SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?")
+	prep(s.w, &st.delNode, "DELETE FROM "+N+" WHERE id = ? AND type = ?")
+	if err != nil {
+		st.closeLocked()
+		if cerr := s.CheckSchema(ctx); cerr != nil {
+			return nil, cerr
+		}
+		return nil, classify(err)
+	}
+	st.ready = true
+	return st, nil
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}
+
+// linkWrite runs one link write: mode 0 upsert, 1 hide, 2 expunge.
+func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return 0, err
+	}
+	res := 1
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		now := nowMs()
+		// The count row lock serialises all writers of (id1, link_type).
+		if _, err := tx.StmtContext(ctx, st.lockCount).ExecContext(ctx, l.ID1, l.LinkType, now); err != nil {
+			return err
+		}
+		var vis uint8
+		var data []byte
+		var tm int64
+		var ver int32
+		err = tx.StmtContext(ctx, st.getLink).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&vis, &data, &tm, &ver)
+		found := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		delta := int64(0)
+		if mode == 0 {
+			switch {
+			case !found:
+				if _, err := tx.StmtContext(ctx, st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version); err != nil {
+					return err
+				}
+				if l.Visibility == graph.VisibilityDefault {
+					delta = 1
+				}
+			default:
+				if vis == l.Visibility && tm == l.Time && ver == l.Version && bytes.Equal(data, l.Data) {
+					res = 0
+				} else {
+					res = 2
+					if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
+						return err
+					}
+				}
+				if vis != graph.VisibilityDefault && l.Visibility == graph.VisibilityDefault {
+					delta = 1
+				} else if vis == graph.VisibilityDefault && l.Visibility != graph.VisibilityDefault {
+					delta = -1
+				}
+			}
+		} else {
+			if !found || vis != graph.VisibilityDefault {
+				if found {
+					res = 1
+					if mode == 2 {
+						if _, err := tx.StmtContext(ctx, st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2); err != nil {
+							return err
+						}
+					}
+				} else {
+					res = 0
+				}
+				// Undo the count row the lock may have created.
+				_, err := tx.StmtContext(ctx, st.dropCount).ExecContext(ctx, l.ID1, l.LinkType)
+				return err
+			}
+			if mode == 2 {
+				_, err = tx.StmtContext(ctx, st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
+			} else {
+				_, err = tx.StmtContext(ctx, st.hideLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
+			}
+			if err != nil {
+				return err
+			}
+			delta = -1
+		}
+		_, err = tx.StmtContext(ctx, st.bumpCount).ExecContext(ctx, delta, now, l.ID1, l.LinkType)
+		return err
+	})
+	return res, err
+}
+
+func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+	res, err := s.linkWrite(ctx, l, 0)
+	if err != nil {
+		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
+	}
+	return [...]graph.WriteResult{graph.Unchanged, graph.Inserted, graph.Updated}[res], nil
+}
+
+// AddLink implements store.Store.
+func (s *Store) AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+	return s.upsert(ctx, l)
+}
+
+// UpdateLink implements store.Store.
+func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+	return s.upsert(ctx, l)
+}
+
+// DeleteLink implements store.Store.
+func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (bool, error) {
+	mode := 1
+	if expunge {
+		mode = 2
+	}
+	res, err := s.linkWrite(ctx, &graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode)
+	if err != nil {
+		return false, fmt.Errorf("delete link %d/%d/%d: %w", id1, lt, id2, err)
+	}
+	return res == 1, nil
+}
+
+// MultigetLinks implements store.Store.
+func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []graph.Link) ([]graph.Link, error) {
+	if len(id2s) == 0 {
+		return dst, nil
+	}
+	args := make([]any, 0, len(id2s)+2)
+	args = append(args, lt, id1)
+	for _, id2 := range id2s {
+		args = append(args, id2)
+	}
+	rows, err := s.r.QueryContext(ctx, "SELECT id2, visibility, data, time, version FROM "+q(s.t.Link)+
+		" WHERE link_type = ? AND id1 = ? AND id2 IN (?"+strings.Repeat(", ?", len(id2s)-1)+")", args...)
+	if err != nil {
+		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		l := graph.Link{ID1: id1, LinkType: lt}
+		if err := rows.Scan(&l.ID2, &l.Visibility, &l.Data, &l.Time, &l.Version); err != nil {
+			return dst, classify(err)
+		}
+		dst = append(dst, l)
+	}
+	return dst, classify(rows.Err())
+}
+
+// GetLinkList implements store.Store.
+func (s *Store) GetLinkList(ctx context.Context, lq graph.ListQuery, dst []graph.Link) ([]graph.Link, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return dst, err
+	}
+	limit := lq.Limit
+	if limit <= 0 {
+		limit = graph.DefaultListLimit
+	}
+	minT := max(lq.MinTime, 0) // time is unsigned in the reference schema
+	rows, err := st.list.QueryContext(ctx, lq.ID1, lq.LinkType, minT, lq.MaxTime, limit, max(lq.Offset, 0))
+	if err != nil {
+		return dst, fmt.Errorf("list %d/%d: %w", lq.ID1, lq.LinkType, classify(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		l := graph.Link{ID1: lq.ID1, LinkType: lq.LinkType, Visibility: graph.VisibilityDefault}
+		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &l.Version); err != nil {
+			return dst, classify(err)
+		}
+		dst = append(dst, l)
+	}
+	return dst, classify(rows.Err())
+}
+
+// CountLinks implements store.Store.
+func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = st.count.QueryRowContext(ctx, id1, lt).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count %d/%d: %w", id1, lt, classify(err))
+	}
+	return n, nil
+}
+
+// AddNode implements store.Store.
+func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return 0, err
+	}
+	r, err := st.insNode.ExecContext(ctx, n.Type, n.Version, n.Time, nonNil(n.Data))
+	if err != nil {
+		return 0, fmt.Errorf("add node: %w", classify(err))
+	}
+	return r.LastInsertId()
+}
+
+// GetNode implements store.Store.
+func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return graph.Node{}, false, err
+	}
+	n := graph.Node{ID: id, Type: nodeType}
+	err = st.getNode.QueryRowContext(ctx, id, nodeType).Scan(&n.Version, &n.Time, &n.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return graph.Node{}, false, nil
+	}
+	if err != nil {
+		return graph.Node{}, false, fmt.Errorf("get node %d: %w", id, classify(err))
+	}
+	return n, true, nil
+}
+
+// UpdateNode implements store.Store.
+func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return false, err
+	}
+	r, err := st.updNode.ExecContext(ctx, n.Version, n.Time, nonNil(n.Data), n.ID, n.Type)
+	if err != nil {
+		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
+	}
+	k, _ := r.RowsAffected()
+	return k > 0, nil
+}
+
+// DeleteNode implements store.Store.
+func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return false, err
+	}
+	r, err := st.delNode.ExecContext(ctx, id, nodeType)
+	if err != nil {
+		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
+	}
+	k, _ := r.RowsAffected()
+	return k > 0, nil
+}

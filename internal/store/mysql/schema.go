@@ -1,0 +1,113 @@
+package mysql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+func q(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+const indexCols = "(`id1`, `link_type`, `visibility`, `time`, `id2`, `version`, `data`)"
+
+// ddl is the reference's schema with the configured engine.
+func (s *Store) ddl() []string {
+	engine := map[string]string{"innodb": "InnoDB", "rocksdb": "ROCKSDB"}[s.engine]
+	part := ""
+	if s.partitions > 0 {
+		part = fmt.Sprintf(" PARTITION BY KEY(id1) PARTITIONS %d", s.partitions)
+	}
+	return []string{
+		"CREATE TABLE IF NOT EXISTS " + q(s.t.Link) + ` (
+  id1 bigint(20) unsigned NOT NULL DEFAULT '0',
+  id2 bigint(20) unsigned NOT NULL DEFAULT '0',
+  link_type bigint(20) unsigned NOT NULL DEFAULT '0',
+  visibility tinyint(3) NOT NULL DEFAULT '0',
+  data varchar(255) NOT NULL DEFAULT '',
+  time bigint(20) unsigned NOT NULL DEFAULT '0',
+  version int(11) unsigned NOT NULL DEFAULT '0',
+  PRIMARY KEY (link_type, id1, id2),
+  KEY id1_type ` + indexCols + `
+) ENGINE=` + engine + ` DEFAULT CHARSET=latin1` + part,
+		"CREATE TABLE IF NOT EXISTS " + q(s.t.Count) + ` (
+  id bigint(20) unsigned NOT NULL DEFAULT '0',
+  link_type bigint(20) unsigned NOT NULL DEFAULT '0',
+  count int(10) unsigned NOT NULL DEFAULT '0',
+  time bigint(20) unsigned NOT NULL DEFAULT '0',
+  version bigint(20) unsigned NOT NULL DEFAULT '0',
+  PRIMARY KEY (id, link_type)
+) ENGINE=` + engine + ` DEFAULT CHARSET=latin1`,
+		"CREATE TABLE IF NOT EXISTS " + q(s.t.Node) + ` (
+  id bigint(20) unsigned NOT NULL AUTO_INCREMENT,
+  type int(10) unsigned NOT NULL,
+  version bigint(20) unsigned NOT NULL,
+  time int(10) unsigned NOT NULL,
+  data mediumtext NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE=` + engine + ` DEFAULT CHARSET=latin1`,
+		"CREATE TABLE IF NOT EXISTS " + q(store.MetaTable) + " (k varchar(64) NOT NULL PRIMARY KEY, v text NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+	}
+}
+
+// Init implements store.Initializer.
+func (s *Store) Init(ctx context.Context, drop bool) error {
+	var support string
+	err := s.r.QueryRowContext(ctx, "SELECT support FROM information_schema.engines WHERE engine = ?", s.engine).Scan(&support)
+	if err != nil || (support != "YES" && support != "DEFAULT") {
+		hint := ""
+		if s.engine == "rocksdb" {
+			hint = " (start the server with --plugin-load-add=ha_rocksdb; scripts/mariadb.sh does)"
+		}
+		return fmt.Errorf("the %s engine is not available in the server at %s%s", s.engine, s.addr, hint)
+	}
+	s.st.close()
+	if drop {
+		for _, t := range []string{s.t.Link, s.t.Count, s.t.Node, store.MetaTable} {
+			if _, err := s.w.ExecContext(ctx, "DROP TABLE IF EXISTS "+q(t)); err != nil {
+				return fmt.Errorf("drop %s: %w", t, classify(err))
+			}
+		}
+	}
+	for _, stmt := range s.ddl() {
+		if _, err := s.w.ExecContext(ctx, stmt); err != nil {
+			first, _, _ := strings.Cut(stmt, "\n")
+			return fmt.Errorf("%s: %w", first, classify(err))
+		}
+	}
+	return s.CheckSchema(ctx)
+}
+
+// CheckSchema reports a missing table or column with the server and fix.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	for _, tc := range []struct {
+		name string
+		cols []string
+	}{{s.t.Link, store.Columns.Link}, {s.t.Count, store.Columns.Count}, {s.t.Node, store.Columns.Node}, {store.MetaTable, store.Columns.Meta}} {
+		rows, err := s.r.QueryContext(ctx, "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", tc.name)
+		if err != nil {
+			return classify(err)
+		}
+		have := map[string]bool{}
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				rows.Close()
+				return err
+			}
+			have[strings.ToLower(c)] = true
+		}
+		rows.Close()
+		if len(have) == 0 {
+			return graph.Schema(fmt.Errorf("table %s.%s is missing at %s; run `linkbench init` (or `linkbench load`) to create the schema", s.db, tc.name, s.addr))
+		}
+		for _, c := range tc.cols {
+			if !have[c] {
+				return graph.Schema(fmt.Errorf("table %s.%s at %s has no column %s; run `linkbench init --drop` to recreate it (this deletes its data)", s.db, tc.name, s.addr, c))
+			}
+		}
+	}
+	return nil
+}
