@@ -83,6 +83,16 @@ func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
 
 // LoadLinks implements store.BulkLoader.
 func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
+	if !s.noInfile.Load() {
+		err := s.loadLinksInfile(ctx, links)
+		if err == nil {
+			return nil
+		}
+		if !isInfileRefused(err) {
+			return fmt.Errorf("load links: %w", err)
+		}
+		s.noInfile.Store(true) // the server refuses LOCAL INFILE: use INSERTs
+	}
 	err := s.insertBatched(ctx, "INSERT INTO "+q(s.t.Link)+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links), func(i int, a []any) []any {
 		l := &links[i]
 		return append(a, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -45,6 +46,14 @@ type Store struct {
 	deferIndex bool
 	droppedIdx bool
 	st         stmts
+	noInfile   atomic.Bool // the server refused LOAD DATA LOCAL INFILE
+}
+
+// isInfileRefused reports the errors of a server that does not allow
+// LOAD DATA LOCAL INFILE (local_infile=OFF, or a proxy that blocks it).
+func isInfileRefused(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1148 || me.Number == 3948 || me.Number == 2068 || me.Number == 1235)
 }
 
 // dsnConfig builds the driver config from url or the separate keys.
@@ -129,8 +138,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	}
 	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p)}
 	n := max(o.Concurrency, 1) + 2
-	open := func(params map[string]string) (*sql.DB, error) {
+	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()
+		c.InterpolateParams = interpolate
 		own := make(map[string]string, len(c.Params)+len(params))
 		for k, v := range c.Params {
 			own[k] = v
@@ -149,16 +159,16 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		db.SetConnMaxLifetime(time.Hour)
 		return db, nil
 	}
-	if s.r, err = open(nil); err != nil {
+	if s.r, err = open(nil, false); err != nil {
 		return nil, err
 	}
 	// MySQL 8 names the variable transaction_isolation, MariaDB 10.11 tx_isolation.
-	if s.w, err = open(map[string]string{"transaction_isolation": "'READ-COMMITTED'"}); err != nil {
+	if s.w, err = open(map[string]string{"transaction_isolation": "'READ-COMMITTED'"}, false); err != nil {
 		return nil, err
 	}
 	if perr := s.w.PingContext(ctx); perr != nil && strings.Contains(perr.Error(), "transaction_isolation") {
 		s.w.Close()
-		if s.w, err = open(map[string]string{"tx_isolation": "'READ-COMMITTED'"}); err != nil {
+		if s.w, err = open(map[string]string{"tx_isolation": "'READ-COMMITTED'"}, false); err != nil {
 			return nil, err
 		}
 	}
@@ -166,7 +176,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if noBinlog {
 		loadParams["sql_log_bin"] = "0"
 	}
-	if s.load, err = open(loadParams); err != nil {
+	// Bulk inserts are sent as text: one round trip per statement instead
+	// of prepare, execute and close of a statement used once.
+	if s.load, err = open(loadParams, true); err != nil {
 		return nil, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)

@@ -464,6 +464,12 @@ func testBulk(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	links := []graph.Link{link(20, 21, 1, 5, "a"), link(20, 22, 1, 6, "b"), link(20, 23, 1, 7, "c")}
+	// Bulk paths must carry every byte value too (tabs, newlines, NUL, quotes, backslashes).
+	binary := make([]byte, 255)
+	for i := range binary {
+		binary[i] = byte(255 - i)
+	}
+	links[1].Data = binary
 	if err := lo.LoadLinks(ctx, links); err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +486,7 @@ func testBulk(t *testing.T, s store.Store) {
 		t.Fatalf("loaded count %d", c)
 	}
 	ls := must[[]graph.Link](t, "GetLinkList")(s.GetLinkList(ctx, graph.NewListQuery(20, lt), nil))
-	if len(ls) != 3 || ls[0].ID2 != 23 {
+	if len(ls) != 3 || ls[0].ID2 != 23 || !bytes.Equal(ls[1].Data, binary) {
 		t.Fatalf("loaded list %+v", ls)
 	}
 	got, ok, _ := s.GetNode(ctx, graph.NodeType, 997)
