@@ -4,6 +4,7 @@ package main
 import (
 	_ "github.com/linkbench/linkbench/internal/store/memory"
 	_ "github.com/linkbench/linkbench/internal/store/mysql"
+	_ "github.com/linkbench/linkbench/internal/store/pebble"
 	_ "github.com/linkbench/linkbench/internal/store/postgres"
 	_ "github.com/linkbench/linkbench/internal/store/sqlite"
 )
