@@ -82,7 +82,7 @@ func Open(_ context.Context, o store.Options) (*Store, error) {
 	}
 	cache := pebble.NewCache(cacheMB << 20)
 	defer cache.Unref()
-	db, err := pebble.Open(path, &pebble.Options{Cache: cache, MemTableSize: 64 << 20})
+	db, err := pebble.Open(path, &pebble.Options{Cache: cache, MemTableSize: 64 << 20, Logger: quietLogger{o.Logf}})
 	if err != nil {
 		return nil, fmt.Errorf("open Pebble database %s: %w", path, err)
 	}
@@ -95,6 +95,25 @@ func Open(_ context.Context, o store.Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// quietLogger drops Pebble's informational messages (WAL replay, ...) and
+// passes its errors to the driver's log.
+type quietLogger struct{ logf func(string, ...any) }
+
+func (quietLogger) Infof(string, ...any) {}
+
+func (l quietLogger) Errorf(format string, args ...any) {
+	if l.logf != nil {
+		l.logf("pebble: "+format, args...)
+	}
+}
+
+func (l quietLogger) Fatalf(format string, args ...any) {
+	// Pebble calls Fatalf on unrecoverable corruption and expects the
+	// process to stop; report it through the log and panic like the default.
+	l.Errorf(format, args...)
+	panic(fmt.Sprintf("pebble: "+format, args...))
 }
 
 // loadSeq sets the node id allocator past the persisted value and the
