@@ -177,10 +177,18 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.initSchema(cmd.Context()) },
 	}
 	initCmd.Flags().BoolVar(&a.opts.drop, "drop", false, "drop existing tables first")
+	var reportOut string
+	reportCmd := &cobra.Command{
+		Use:   "report DIR...",
+		Short: "Rebuild the HTML report of a results bundle, or compare several bundles",
+		Args:  cobra.MinimumNArgs(1),
+		RunE:  func(cmd *cobra.Command, dirs []string) error { return a.report(dirs, reportOut) },
+	}
+	reportCmd.Flags().StringVarP(&reportOut, "output", "o", "", "output file (default: DIR/report.html for one bundle, ./comparison.html for several)")
 	for _, c := range []*cobra.Command{loadCmd, runCmd, configCmd, checkCmd, initCmd} {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	}
-	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd)
+	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd, reportCmd)
 	return root
 }
 

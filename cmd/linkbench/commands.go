@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/linkbench/linkbench/internal/check"
@@ -103,5 +106,38 @@ func (a *app) printCheck(res *check.Result) error {
 		return &exitError{code: 1, err: fmt.Errorf("check failed: %d count mismatches, %d node issues", res.Mismatches, len(res.NodeIssues))}
 	}
 	fmt.Fprintln(a.stdout, "check passed: every count equals its visible links")
+	return nil
+}
+
+// report renders one bundle's report again, or a comparison of several.
+func (a *app) report(dirs []string, out string) error {
+	var runs []*report.Results
+	var names []string
+	for _, d := range dirs {
+		r, err := report.ReadBundle(d)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+		names = append(names, filepath.Base(filepath.Clean(d)))
+	}
+	if out == "" {
+		out = "comparison.html"
+		if len(dirs) == 1 {
+			out = filepath.Join(dirs[0], "report.html")
+		}
+	}
+	var page bytes.Buffer
+	if err := report.WriteHTML(&page, runs, names); err != nil {
+		return err
+	}
+	tmp := out + ".tmp"
+	if err := os.WriteFile(tmp, page.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	fmt.Fprintf(a.stdout, "report written to %s\n", out)
 	return nil
 }

@@ -217,3 +217,19 @@ func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogra
 	}
 	return werr
 }
+
+// ReadBundle reads the results.json of a bundle directory.
+func ReadBundle(dir string) (*Results, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a results bundle: %w", dir, err)
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s/results.json: %w", dir, err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s/results.json has schema version %d; this linkbench reads version %d", dir, r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}

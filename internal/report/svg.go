@@ -76,7 +76,7 @@ func fmtTick(v float64) string {
 // SVG renders the chart. An empty chart still renders its frame and says so.
 func (c Chart) SVG() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg id="%s" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
+	fmt.Fprintf(&b, `<svg id="%s" class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
 		html.EscapeString(c.ID), chartW, chartH, chartW, chartH, html.EscapeString(c.Title))
 	fmt.Fprintf(&b, `<text x="%d" y="18" class="title">%s</text>`, padL, html.EscapeString(c.Title))
 	// Ranges.
@@ -184,7 +184,7 @@ func (c Chart) SVG() string {
 func BarChart(id, title, unit string, labels []string, values []float64) string {
 	var b strings.Builder
 	h := padT + 22*len(labels) + 20
-	fmt.Fprintf(&b, `<svg id="%s" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
+	fmt.Fprintf(&b, `<svg id="%s" class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
 		html.EscapeString(id), chartW, h, chartW, h, html.EscapeString(title))
 	fmt.Fprintf(&b, `<text x="%d" y="18" class="title">%s</text>`, 10, html.EscapeString(title))
 	maxV := 0.0
