@@ -167,8 +167,21 @@ func opSeries(r *Results, pick func(stats.OpSummary) float64) []Series {
 	return out
 }
 
+// fullIntervals drops a short final interval (the run's tail), whose
+// rates would plot as a misleading drop.
+func fullIntervals(r *Results) *Results {
+	n := len(r.Intervals)
+	if n > 1 && r.Intervals[n-1].DurationSec < 0.5*r.Intervals[n-2].DurationSec {
+		c := *r
+		c.Intervals = r.Intervals[:n-1]
+		return &c
+	}
+	return r
+}
+
 // Charts renders every chart of one run as SVG strings.
 func Charts(r *Results) []string {
+	r = fullIntervals(r)
 	xs := seconds(r)
 	thr := Series{Name: "all ops", X: xs}
 	errs := Series{Name: "errors", X: xs}
@@ -299,6 +312,7 @@ func compare(b *strings.Builder, runs []*Results, names []string) {
 	b.WriteString("</table><h2>Charts</h2>")
 	var thr, curves []Series
 	for i, r := range runs {
+		r = fullIntervals(r)
 		s := Series{Name: names[i], X: seconds(r)}
 		for _, iv := range r.Intervals {
 			s.Y = append(s.Y, iv.OpsPerSec)

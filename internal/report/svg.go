@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -148,7 +149,7 @@ func (c Chart) SVG() string {
 			if x < xmin-1e-9 || x > xmax+1e-9 {
 				continue
 			}
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`, px(x), padT+plotH+15, fmtTick(p)+"%")
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`, px(x), padT+plotH+15, strconv.FormatFloat(p, 'f', -1, 64)+"%")
 		}
 	} else {
 		for _, v := range niceTicks(xmin, xmax, 6) {

@@ -76,6 +76,7 @@ func (c *Collector) Tick(now time.Time) Interval {
 		Ops:     make([]OpSummary, 0, 4),
 		EndTime: now,
 	}
+	iv.DurationSec = now.Sub(c.last).Seconds()
 	secs := now.Sub(c.last).Seconds()
 	for i := range c.interval {
 		r := &c.interval[i]

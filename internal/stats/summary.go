@@ -41,6 +41,9 @@ type Interval struct {
 	Start     time.Duration `json:"-"`
 	End       time.Duration `json:"-"`
 	EndTime   time.Time     `json:"time"`
+	// DurationSec is the length of the interval; the last one of a run is
+	// usually shorter than the tick.
+	DurationSec float64 `json:"duration_sec"`
 	Count     int64         `json:"count"`
 	Errors    int64         `json:"errors"`
 	OpsPerSec float64       `json:"ops_per_sec"`
