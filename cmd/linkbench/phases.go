@@ -219,6 +219,12 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	}
 	e.log.Infof("request phase: %d requesters, %s, warm-up %s, seed %d", cfg.Requesters, limitText(cfg), cfg.WarmupTime, cfg.RequestRandomSeed)
 	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry()}
+	if sched, err := openLoopSchedule(cfg); err != nil {
+		return err
+	} else if sched != nil {
+		rp.Schedule = sched
+		e.log.Infof("open loop: %s arrivals, %s", map[bool]string{true: "poisson", false: "uniform"}[cfg.ArrivalPoisson], describeStages(cfg))
+	}
 	total := int64(cfg.Requesters) * cfg.Requests
 	rp.OnProgress = func(p workload.Progress) { a.requestProgress(e, p, total) }
 	var streamErr error
@@ -270,6 +276,39 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 		return &exitError{code: 1, err: fmt.Errorf("a requester failed more than max_failed_requests = %d times; the last error: %v", cfg.MaxFailedRequests, firstError(res))}
 	}
 	return runErr
+}
+
+// openLoopSchedule builds the global arrival schedule of arrival_rate or
+// stages (nil when neither is set).
+func openLoopSchedule(cfg *config.Config) (*workload.Schedule, error) {
+	var stages []workload.Stage
+	switch {
+	case cfg.Stages != "":
+		st, err := workload.ParseStages(cfg.Stages)
+		if err != nil {
+			return nil, fmt.Errorf("stages (%s): %w", cfg.Props.Where("stages"), err)
+		}
+		stages = st
+		var total time.Duration
+		for _, s := range st {
+			total += s.Duration
+		}
+		if total < cfg.MaxTime {
+			cfg.MaxTime = total // a staged run ends with its last stage
+		}
+	case cfg.ArrivalRate > 0:
+		stages = []workload.Stage{{Rate: cfg.ArrivalRate}}
+	default:
+		return nil, nil
+	}
+	return workload.NewSchedule(time.Now(), stages, cfg.ArrivalPoisson, cfg.RampTime, uint64(cfg.RequestRandomSeed)), nil
+}
+
+func describeStages(cfg *config.Config) string {
+	if cfg.Stages != "" {
+		return "stages " + cfg.Stages
+	}
+	return fmt.Sprintf("%.0f requests/s in total", cfg.ArrivalRate)
 }
 
 func firstError(res *workload.RequestResult) error {

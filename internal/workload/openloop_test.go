@@ -1,0 +1,74 @@
+package workload
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// slowStore serves every GET_NODE in a fixed 2 ms: a server with a known
+// capacity of 500 requests/s for one worker.
+type slowStore struct{ store.Store }
+
+const serviceTime = 2 * time.Millisecond
+
+func (slowStore) GetNode(ctx context.Context, _ int32, id int64) (graph.Node, bool, error) {
+	t := time.NewTimer(serviceTime)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return graph.Node{}, false, ctx.Err()
+	}
+	return graph.Node{ID: id}, true, nil
+}
+
+func getNodeSummary(t *testing.T, rate float64) stats.OpSummary {
+	t.Helper()
+	st := openMemory(t)
+	p := loadMemory(t, st, "requesters=1", "requests=0", "maxtime=1.5", "warmup_time=0",
+		"addlink=0", "deletelink=0", "updatelink=0", "countlink=0", "getlink=0", "getlinklist=0",
+		"getnode=100", "addnode=0", "updatenode=0", "deletenode=0")
+	p.Store = slowStore{st}
+	p.Schedule = NewSchedule(time.Now(), []Stage{{Rate: rate}}, true, 0, 3)
+	res, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Summary {
+		if s.Op == graph.GetNode {
+			if s.Service == nil {
+				t.Fatal("no service time recorded in an open-loop run")
+			}
+			return s
+		}
+	}
+	t.Fatal("no GET_NODE recorded")
+	return stats.OpSummary{}
+}
+
+func TestOpenLoopAboveCapacityShowsQueueing(t *testing.T) {
+	// 2,000 arrivals/s against a capacity of 500/s: the backlog grows for
+	// the whole run, so latency from the intended start grows far beyond
+	// the service time, which stays about 2 ms.
+	s := getNodeSummary(t, 2000)
+	if s.Service.P50 < 1.9 || s.Service.P50 > 6 {
+		t.Errorf("service p50 %.2f ms, want about 2", s.Service.P50)
+	}
+	if s.P50 < 50 || s.P99 < 5*s.Service.P99 {
+		t.Errorf("latency p50 %.1f ms p99 %.1f ms do not show the backlog (service p99 %.2f ms)", s.P50, s.P99, s.Service.P99)
+	}
+}
+
+func TestOpenLoopBelowCapacityAgrees(t *testing.T) {
+	// 50 arrivals/s: a request rarely waits, so latency and service agree
+	// at the median.
+	s := getNodeSummary(t, 50)
+	if s.Service.P50 < 1.9 || s.Service.P50 > 6 || s.P50-s.Service.P50 > 1 {
+		t.Errorf("latency p50 %.2f ms, service p50 %.2f ms: want both about 2 ms", s.P50, s.Service.P50)
+	}
+}
