@@ -27,6 +27,7 @@ type options struct {
 	load, req  bool // the reference's -l and -r
 	drop       bool // init --drop
 	cpuProfile string
+	metrics    string
 }
 
 // app holds the output streams and builds the command tree.
@@ -105,6 +106,7 @@ func (a *app) addCommon(cmd *cobra.Command) {
 	f.StringVar(&a.opts.resultsDir, "results-dir", "", "directory for results bundles (default: key results_dir, ./linkbench-results)")
 	f.BoolVar(&a.opts.noResults, "no-results", false, "do not write a results bundle")
 	f.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
+	f.StringVar(&a.opts.metrics, "metrics-addr", "", "serve live Prometheus metrics on this address (e.g. 127.0.0.1:9090) at /metrics")
 }
 
 func (a *app) rootCmd() *cobra.Command {

@@ -228,11 +228,27 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	total := int64(cfg.Requesters) * cfg.Requests
 	rp.OnProgress = func(p workload.Progress) { a.requestProgress(e, p, total) }
 	var streamErr error
-	if stream != nil {
-		rp.OnInterval = func(iv stats.Interval) {
-			if streamErr == nil {
-				streamErr = stream.Write(iv)
+	var exp *stats.Exporter
+	if a.opts.metrics != "" {
+		exp = stats.NewExporter("request")
+		if err := exp.Serve(a.opts.metrics); err != nil {
+			return err
+		}
+		defer exp.Close()
+		e.log.Infof("live metrics at http://%s/metrics", exp.Addr())
+		rp.OnProgress = func(p workload.Progress) {
+			a.requestProgress(e, p, total)
+			if cfg.MaxTime > 0 {
+				exp.SetProgress(min(p.Elapsed.Seconds()/cfg.MaxTime.Seconds(), 1))
 			}
+		}
+	}
+	rp.OnInterval = func(iv stats.Interval) {
+		if exp != nil {
+			exp.Observe(iv)
+		}
+		if stream != nil && streamErr == nil {
+			streamErr = stream.Write(iv)
 		}
 	}
 	sizeBefore := sizeOf(ctx, st)

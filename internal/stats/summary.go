@@ -38,16 +38,16 @@ type Percentiles struct {
 
 // Interval is the summary of one tick period.
 type Interval struct {
-	Start     time.Duration `json:"-"`
-	End       time.Duration `json:"-"`
-	EndTime   time.Time     `json:"time"`
+	Start   time.Duration `json:"-"`
+	End     time.Duration `json:"-"`
+	EndTime time.Time     `json:"time"`
 	// DurationSec is the length of the interval; the last one of a run is
 	// usually shorter than the tick.
-	DurationSec float64 `json:"duration_sec"`
-	Count     int64         `json:"count"`
-	Errors    int64         `json:"errors"`
-	OpsPerSec float64       `json:"ops_per_sec"`
-	Ops       []OpSummary   `json:"ops"`
+	DurationSec float64     `json:"duration_sec"`
+	Count       int64       `json:"count"`
+	Errors      int64       `json:"errors"`
+	OpsPerSec   float64     `json:"ops_per_sec"`
+	Ops         []OpSummary `json:"ops"`
 }
 
 var quantiles = []float64{25, 50, 75, 90, 95, 99, 99.9}
