@@ -28,6 +28,18 @@ type options struct {
 	drop       bool // init --drop
 	cpuProfile string
 	metrics    string
+	shard      string
+}
+
+// parseShard reads --shard I/N.
+func parseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 0, 1, nil
+	}
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: expected I/N with 0 <= I < N, e.g. 0/3", s)
+	}
+	return i, n, nil
 }
 
 // app holds the output streams and builds the command tree.
@@ -106,6 +118,7 @@ func (a *app) addCommon(cmd *cobra.Command) {
 	f.StringVar(&a.opts.resultsDir, "results-dir", "", "directory for results bundles (default: key results_dir, ./linkbench-results)")
 	f.BoolVar(&a.opts.noResults, "no-results", false, "do not write a results bundle")
 	f.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
+	f.StringVar(&a.opts.shard, "shard", "", "I/N: this process loads (or drives) shard I of N of the graph; run N processes for the whole")
 	f.StringVar(&a.opts.metrics, "metrics-addr", "", "serve live Prometheus metrics on this address (e.g. 127.0.0.1:9090) at /metrics")
 }
 

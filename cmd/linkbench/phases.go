@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,23 +69,43 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err := checkSchema(ctx, st); err != nil {
 		return err
 	}
-	if a.opts.truncate {
+	_, nShards, err := parseShard(a.opts.shard)
+	if err != nil {
+		return err
+	}
+	switch {
+	case nShards > 1 && a.opts.truncate:
+		return errors.New("--truncate with --shard: empty the store once with `linkbench init --drop` before starting the shards")
+	case nShards > 1:
+		// Other shards write concurrently: the store is not expected to be empty.
+	case a.opts.truncate:
 		if r, ok := st.(store.Resetter); ok {
 			e.log.Infof("emptying the store before loading (--truncate)")
 			if err := r.Reset(ctx); err != nil {
 				return fmt.Errorf("truncate: %w", err)
 			}
 		}
-	} else if ec, ok := st.(store.EmptyChecker); ok {
-		empty, err := ec.IsEmpty(ctx)
-		if err != nil {
-			return err
-		}
-		if !empty {
-			return errors.New("the store already holds a graph; add --truncate to empty it before loading, or run `linkbench init --drop`")
+	default:
+		if ec, ok := st.(store.EmptyChecker); ok {
+			empty, err := ec.IsEmpty(ctx)
+			if err != nil {
+				return err
+			}
+			if !empty {
+				return errors.New("the store already holds a graph; add --truncate to empty it before loading, or run `linkbench init --drop`")
+			}
 		}
 	}
-	g, err := e.graph(time.Now().UnixMilli())
+	nowMs := time.Now().UnixMilli()
+	if v, ok := cfg.Props.Get("load_time_ms"); ok && v != "" {
+		if nowMs, err = strconv.ParseInt(v, 10, 64); err != nil || nowMs < 1<<32 {
+			return fmt.Errorf("load_time_ms = %q (%s): expected milliseconds since 1970, e.g. %d", v, cfg.Props.Where("load_time_ms"), time.Now().UnixMilli())
+		}
+	}
+	if _, seeded := cfg.Props.Lookup("load_random_seed"); nShards > 1 && (!seeded || cfg.Props.Where("load_time_ms") == "default") {
+		return errors.New("--shard needs the same -D load_random_seed=... and -D load_time_ms=... in every shard process, so that they generate one graph")
+	}
+	g, err := e.graph(nowMs)
 	if err != nil {
 		return err
 	}
@@ -100,7 +121,11 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	}
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
-	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update}
+	shard, shards, err := parseShard(a.opts.shard)
+	if err != nil {
+		return err
+	}
+	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, Shard: shard, Shards: shards}
 	sizeBefore := sizeOf(ctx, st)
 	mon := e.monitor(ctx)
 	started := time.Now()
@@ -218,7 +243,11 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 		}
 	}
 	e.log.Infof("request phase: %d requesters, %s, warm-up %s, seed %d", cfg.Requesters, limitText(cfg), cfg.WarmupTime, cfg.RequestRandomSeed)
-	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry()}
+	shard, _, err := parseShard(a.opts.shard)
+	if err != nil {
+		return err
+	}
+	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry(), SeedOffset: uint64(shard)}
 	if sched, err := openLoopSchedule(cfg); err != nil {
 		return err
 	} else if sched != nil {

@@ -66,6 +66,7 @@ var coreKeys = []Key{
 	{"generate_nodes", "true", "load nodes as well as links (true or false)", "load"},
 	{"loader_chunk_size", "2048", "id1s per loader work item", "load"},
 	{"load_random_seed", "", "seed of the generated graph (default: time-based, recorded in the results)", "load"},
+	{"load_time_ms", "", "the load's reference time in ms (default: now); link times fall in the 2^32 ms before it. Give every --shard process the same value and seed", "load"},
 	{"startid1", "1", "first id1 (>= 1)", "load"},
 	{"maxid1", "10000001", "one past the last id1", "load"},
 	{"link_type_count", "2", "number of link types", "load"},

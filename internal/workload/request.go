@@ -73,6 +73,9 @@ type RequestPhase struct {
 	// requester takes its next intended start time from it, and latency
 	// counts from that time (queueing included). It replaces requestrate.
 	Schedule *Schedule
+	// SeedOffset separates the random streams of driver processes that
+	// share a request_random_seed (the shard index of --shard).
+	SeedOffset uint64
 }
 
 // ThreadResult is one requester's totals.
@@ -115,7 +118,7 @@ func (p *RequestPhase) newRequester(id int, c *stats.Collector) (*requester, err
 	seed := uint64(cfg.RequestRandomSeed)
 	q := &requester{
 		id: id, p: p, store: p.Store, handle: c.NewHandle(),
-		rng: rand.New(rand.NewPCG(seed, uint64(id)*0x9e3779b97f4a7c15+1)),
+		rng: rand.New(rand.NewPCG(seed^p.SeedOffset*0xd1b54a32d192ed03, uint64(id)*0x9e3779b97f4a7c15+1)),
 	}
 	sum := 0.0
 	for i := range q.cumMix {
