@@ -113,6 +113,20 @@ func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") || !strings.Contains(errOut, "maxid1=2001") {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// The request bundle carries efficiency figures measured from /proc.
+	if b, err := os.ReadFile(latestBundle(t, dir, "request")); err == nil {
+		var res struct {
+			Efficiency struct {
+				CPU     float64 `json:"driver_cpu_us_per_op"`
+				WriteKB float64 `json:"disk_write_kb_per_op"`
+			} `json:"efficiency"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil || res.Efficiency.CPU <= 0 || res.Efficiency.WriteKB <= 0 {
+			t.Errorf("efficiency after a SQLite run: %+v (%v); want CPU/op > 0 and KB written/op > 0", res.Efficiency, err)
+		}
+	} else {
+		t.Error(err)
+	}
 	// ...and refuses a different one.
 	if _, errOut, code := runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=3001"); code != 1 || !strings.Contains(errOut, "maxid1: loaded graph has 2001, config says 3001") {
 		t.Fatalf("mismatch: exit %d %s", code, errOut)
@@ -229,4 +243,14 @@ func TestShardedLoadEqualsSingleLoad(t *testing.T) {
 	if _, errOut, code := runCLI(t, sharded, append([]string{"load", "--shard", "0/3", "-D", "load_random_seed=1"}, "--no-results")...); code != 1 || !strings.Contains(errOut, "load_time_ms") {
 		t.Fatalf("shard without a fixed time: exit %d %s", code, errOut)
 	}
+}
+
+// latestBundle returns the results.json of the newest bundle of phase.
+func latestBundle(t *testing.T, dir, phase string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-"+phase, "results.json"))
+	if len(m) == 0 {
+		t.Fatalf("no %s bundle in %s", phase, dir)
+	}
+	return m[len(m)-1]
 }
