@@ -346,6 +346,7 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time, do
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	var backoff time.Duration // after connection errors
 	for ctx.Err() == nil {
 		if limit > 0 && q.done >= limit {
 			return false
@@ -396,6 +397,20 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time, do
 				q.stoppedOnFails = true
 				return true
 			}
+			if errors.Is(err, graph.ErrConnection) {
+				// The server is unreachable: wait before the next try, so an
+				// outage costs a few failures per second, not thousands.
+				backoff = min(max(2*backoff, 50*time.Millisecond), time.Second)
+				timer.Reset(backoff)
+				select {
+				case <-ctx.Done():
+					timer.Stop()
+					return false
+				case <-timer.C:
+				}
+			}
+		} else {
+			backoff = 0
 		}
 	}
 	return false

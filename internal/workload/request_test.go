@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -152,5 +153,35 @@ func TestMaxFailedRequests(t *testing.T) {
 	res, err := p.Run(context.Background())
 	if err != ErrTooManyFailures || !res.FailedLimit || res.Errors != 6 {
 		t.Fatalf("err %v, failed limit %v, errors %d", err, res.FailedLimit, res.Errors)
+	}
+}
+
+// outageStore refuses every GET_NODE with a connection error until until.
+type outageStore struct {
+	store.Store
+	until time.Time
+}
+
+func (o outageStore) GetNode(ctx context.Context, t int32, id int64) (graph.Node, bool, error) {
+	if time.Now().Before(o.until) {
+		return graph.Node{}, false, graph.Connection(errors.New("connection refused"))
+	}
+	return o.Store.GetNode(ctx, t, id)
+}
+
+func TestOutageBacksOffAndContinues(t *testing.T) {
+	st := openMemory(t)
+	p := loadMemory(t, st, "requesters=2", "requests=0", "maxtime=1.5", "warmup_time=0", "max_failed_requests=40",
+		"addlink=0", "deletelink=0", "updatelink=0", "countlink=0", "getlink=0", "getlinklist=0",
+		"getnode=100", "addnode=0", "updatenode=0", "deletenode=0")
+	p.Store = outageStore{Store: st, until: time.Now().Add(500 * time.Millisecond)}
+	res, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatalf("the run did not survive a 0.5 s outage: %v (errors %d)", err, res.Errors)
+	}
+	// With backoff (50 ms doubling to 1 s) each requester fails a handful of
+	// times during the outage; without it, thousands of times.
+	if res.Errors == 0 || res.Errors > 20 || res.Requests < 1000 {
+		t.Fatalf("errors %d, requests %d", res.Errors, res.Requests)
 	}
 }
