@@ -2,12 +2,18 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
 
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/storetest"
@@ -96,5 +102,49 @@ func TestConnectionErrors(t *testing.T) {
 	s := fresh(t, nil)
 	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "linkbench init") || !strings.Contains(err.Error(), base.Host) {
 		t.Errorf("missing tables: %v", err)
+	}
+}
+
+// TestReconnectAfterRestart restarts the server under an open store: the
+// calls that hit the restart fail as connection errors and later calls
+// succeed on new connections.
+func TestReconnectAfterRestart(t *testing.T) {
+	testURL(t)
+	script, _ := filepath.Abs("../../../scripts/postgres.sh")
+	if _, err := os.Stat(script); err != nil {
+		t.Skip("scripts/postgres.sh not found")
+	}
+	ctx := context.Background()
+	s := fresh(t, nil)
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	l := graph.Link{ID1: 1, LinkType: graph.DefaultLinkType, ID2: 2, Visibility: 1, Time: 1}
+	if _, err := s.AddLink(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("bash", script, "restart").CombinedOutput(); err != nil {
+		t.Fatalf("restart: %v\n%s", err, out)
+	}
+	var err error
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err = s.CountLinks(ctx, 1, graph.DefaultLinkType); err == nil {
+			break
+		}
+		if !errors.Is(err, graph.ErrConnection) {
+			t.Fatalf("error after restart is not a connection error: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond) // the pool redials on the next call
+	}
+	if err != nil {
+		t.Fatalf("no successful call within 20 s of the restart: %v", err)
+	}
+	l.ID2 = 3
+	if _, err := s.AddLink(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.CountLinks(ctx, 1, graph.DefaultLinkType); c != 2 {
+		t.Fatalf("count %d after restart", c)
 	}
 }
