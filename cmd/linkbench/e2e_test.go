@@ -109,11 +109,13 @@ func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 		t.Fatalf("reload: exit %d %s", code, errOut)
 	}
 	// run adopts the loaded maxid1 when the user does not repeat it...
-	out, errOut, code = runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxtime=2", "-D", "warmup_time=0", "-D", "requesters=2")
+	writeHeavy := []string{"-D", "addlink=30", "-D", "deletelink=20", "-D", "updatelink=30", "-D", "getlinklist=20", "-D", "countlink=0",
+		"-D", "getlink=0", "-D", "getnode=0", "-D", "addnode=0", "-D", "updatenode=0", "-D", "deletenode=0"}
+	out, errOut, code = runCLI(t, dir, append([]string{"run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxtime=2", "-D", "warmup_time=0", "-D", "requesters=8"}, writeHeavy...)...)
 	if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") || !strings.Contains(errOut, "maxid1=2001") {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
 	}
-	// The request bundle carries efficiency figures measured from /proc.
+	// The bundle of the write-heavy run carries efficiency figures measured from /proc.
 	if b, err := os.ReadFile(latestBundle(t, dir, "request")); err == nil {
 		var res struct {
 			Efficiency struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -188,6 +189,15 @@ func (a *app) addUsage(e *env, r *report.Results, u sysmon.Usage, samples []sysm
 	r.Usage, r.Efficiency, r.Resources, r.SizeBefore = &u, &per, samples, sizeBefore
 	e.log.Infof("per %s: driver CPU %.2f µs, machine CPU %.2f µs, %.3f KB written, %.4f disk reads (over %.1f s)",
 		unit, per.DriverCPUUs, per.MachineCPUUs, per.WriteKB, per.Reads, u.Seconds)
+}
+
+// threadsOf is the reference's "threads" column: loaders plus the node
+// loader, or requesters.
+func threadsOf(e *env, phase string) int {
+	if phase == "load" {
+		return e.cfg.Loaders + 1
+	}
+	return e.cfg.Requesters
 }
 
 func perSec(n int64, d time.Duration) float64 {
@@ -428,7 +438,21 @@ func (a *app) writeBundle(e *env, r *report.Results, c *stats.Collector) error {
 	}
 	hists := c.Histograms()
 	r.Curves = report.PercentileCurves(hists)
-	dir, err := report.WriteBundle(a.resultsDir(e), r, hists, nil)
+	// The CSV files go into the bundle too, in the reference's formats.
+	var statsCSV, intervalsCSV bytes.Buffer
+	if err := report.WriteCSVStats(&statsCSV, r.Ops, threadsOf(e, r.Phase)); err != nil {
+		return err
+	}
+	sw, err := report.NewStreamWriter(&intervalsCSV)
+	if err != nil {
+		return err
+	}
+	for _, iv := range r.Intervals {
+		if err := sw.Write(iv); err != nil {
+			return err
+		}
+	}
+	dir, err := report.WriteBundle(a.resultsDir(e), r, hists, map[string][]byte{"stats.csv": statsCSV.Bytes(), "intervals.csv": intervalsCSV.Bytes()})
 	if err != nil {
 		return fmt.Errorf("write results: %w", err)
 	}
