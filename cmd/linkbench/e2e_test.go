@@ -73,7 +73,7 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 	if log, _ := os.ReadFile(filepath.Join(dir, "log.txt")); !strings.Contains(string(log), "REQUEST PHASE COMPLETED") {
 		t.Error("the -L log file lacks the results")
 	}
-	bundles, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-request", "results.json"))
+	bundles, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-request", "summary.json"))
 	if len(bundles) != 1 {
 		t.Fatalf("results bundles: %v", bundles)
 	}
@@ -90,7 +90,7 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 	}
 	b, _ = os.ReadFile(bundles[0])
 	if err := json.Unmarshal(b, &res); err != nil || res.Phase != "request" || res.Totals.Requests == 0 || len(res.Ops) < 5 {
-		t.Fatalf("results.json: %v %+v", err, res)
+		t.Fatalf("summary.json: %v %+v", err, res)
 	}
 }
 
@@ -247,10 +247,10 @@ func TestShardedLoadEqualsSingleLoad(t *testing.T) {
 	}
 }
 
-// latestBundle returns the results.json of the newest bundle of phase.
+// latestBundle returns the summary.json of the newest bundle of phase.
 func latestBundle(t *testing.T, dir, phase string) string {
 	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-"+phase, "results.json"))
+	m, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-"+phase, "summary.json"))
 	if len(m) == 0 {
 		t.Fatalf("no %s bundle in %s", phase, dir)
 	}

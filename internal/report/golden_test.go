@@ -36,11 +36,11 @@ func TestGoldenResultsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "results.json.golden", b)
+	golden(t, "summary.json.golden", b)
 }
 
 func TestGoldenHTML(t *testing.T) {

@@ -82,13 +82,13 @@ func TestComparisonPage(t *testing.T) {
 	}
 }
 
-// TestResultsJSONSchema checks the documented keys and types of results.json.
+// TestResultsJSONSchema checks the documented keys and types of summary.json.
 func TestResultsJSONSchema(t *testing.T) {
 	dir, err := WriteBundle(t.TempDir(), sampleResults("memory", 1), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func RedactURL(u string) string {
 }
 
 // WriteBundle writes the results into a new directory under parent named
-// <timestamp>-<phase>: results.json, report.html, histograms.hlog (the
+// <timestamp>-<phase>: summary.json, report.html, histograms.hlog (the
 // cumulative per-op histograms in the HdrHistogram log format, tagged with
 // the op name, values in ns) and the extra files given (CSV copies). It writes into a temporary directory and renames it
 // at the end, so a bundle is never half-written. It returns the directory.
@@ -160,7 +160,7 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "results.json"), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "summary.json"), append(b, '\n'), 0o644); err != nil {
 		return "", err
 	}
 	if len(hists) > 0 {
@@ -218,18 +218,18 @@ func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogra
 	return werr
 }
 
-// ReadBundle reads the results.json of a bundle directory.
+// ReadBundle reads the summary.json of a bundle directory.
 func ReadBundle(dir string) (*Results, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a results bundle: %w", dir, err)
 	}
 	var r Results
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s/results.json: %w", dir, err)
+		return nil, fmt.Errorf("%s/summary.json: %w", dir, err)
 	}
 	if r.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s/results.json has schema version %d; this linkbench reads version %d", dir, r.SchemaVersion, SchemaVersion)
+		return nil, fmt.Errorf("%s/summary.json has schema version %d; this linkbench reads version %d", dir, r.SchemaVersion, SchemaVersion)
 	}
 	return &r, nil
 }
