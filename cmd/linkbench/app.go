@@ -29,6 +29,11 @@ type options struct {
 	cpuProfile string
 	metrics    string
 	shard      string
+	loops      int
+	loopTime   float64
+	rates      string
+	points     int
+	pointTime  float64
 }
 
 // parseShard reads --shard I/N.
@@ -47,6 +52,7 @@ type app struct {
 	stdout, stderr io.Writer
 	opts           options
 	profile        *os.File
+	lastBundle     string // the directory of the last results bundle written
 }
 
 func newApp(stdout, stderr io.Writer) *app { return &app{stdout: stdout, stderr: stderr} }
@@ -164,6 +170,21 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runPhases(cmd.Context(), false, true) },
 	}
+	runCmd.Flags().IntVar(&a.opts.loops, "loops", 1, "run the request phase this many times back to back, with a summary per loop")
+	runCmd.Flags().Float64Var(&a.opts.loopTime, "loop-time", 0, "seconds of each loop (default: maxtime)")
+	sweepCmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "Run the request phase at increasing arrival rates and chart latency against throughput",
+		Long: `sweep runs one open-loop request phase per arrival rate and writes a bundle per point
+plus a sweep bundle whose report charts p50, p99 and p99.9 latency per op against the
+achieved throughput. Without --rates it first measures the saturation throughput with a
+closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% and 125%.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.sweep(cmd.Context()) },
+	}
+	sweepCmd.Flags().StringVar(&a.opts.rates, "rates", "", "comma-separated arrival rates in requests/s (default: automatic)")
+	sweepCmd.Flags().IntVar(&a.opts.points, "points", 10, "number of automatic points, from 1/N to N/N of the saturation throughput")
+	sweepCmd.Flags().Float64Var(&a.opts.pointTime, "point-time", 30, "seconds measured at each point (and for the calibration)")
 	versionCmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
@@ -200,10 +221,10 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		RunE:  func(cmd *cobra.Command, dirs []string) error { return a.report(dirs, reportOut) },
 	}
 	reportCmd.Flags().StringVarP(&reportOut, "output", "o", "", "output file (default: DIR/report.html for one bundle, ./comparison.html for several)")
-	for _, c := range []*cobra.Command{loadCmd, runCmd, configCmd, checkCmd, initCmd} {
+	for _, c := range []*cobra.Command{loadCmd, runCmd, configCmd, checkCmd, initCmd, sweepCmd} {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	}
-	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd, reportCmd)
+	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd, reportCmd, sweepCmd)
 	return root
 }
 

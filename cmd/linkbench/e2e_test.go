@@ -256,3 +256,33 @@ func latestBundle(t *testing.T, dir, phase string) string {
 	}
 	return m[len(m)-1]
 }
+
+func TestSweepWritesCurveAndBundles(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := runCLI(t, dir, "sweep", "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1")
+	if code != 0 || !strings.Contains(out, "SWEEP COMPLETED. 2 points.") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	sweeps, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-sweep", "sweep.json"))
+	points, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-request", "summary.json"))
+	if len(sweeps) != 1 || len(points) != 2 {
+		t.Fatalf("sweep bundles %v, point bundles %v", sweeps, points)
+	}
+	page, _ := os.ReadFile(filepath.Join(filepath.Dir(sweeps[0]), "report.html"))
+	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "latency against throughput"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("sweep report lacks %s", want)
+		}
+	}
+	var sw struct {
+		Points []struct {
+			Offered  float64 `json:"offered_ops_per_sec"`
+			Achieved float64 `json:"achieved_ops_per_sec"`
+		} `json:"points"`
+	}
+	b, _ := os.ReadFile(sweeps[0])
+	if err := json.Unmarshal(b, &sw); err != nil || len(sw.Points) != 2 || sw.Points[1].Achieved <= sw.Points[0].Achieved {
+		t.Fatalf("sweep.json %v %+v", err, sw)
+	}
+}

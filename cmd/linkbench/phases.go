@@ -207,14 +207,53 @@ func perSec(n int64, d time.Duration) float64 {
 	return float64(n) / d.Seconds()
 }
 
+// request runs the request phase once, or --loops times back to back
+// (each loop --loop-time seconds, with its own bundle and summary line).
 func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	cfg := e.cfg
 	if cfg.Requesters == 0 {
 		a.println(e, "NO REQUEST PHASE CONFIGURED.")
 		return nil
 	}
+	loops := max(a.opts.loops, 1)
+	if a.opts.loopTime > 0 {
+		cfg.MaxTime = time.Duration(a.opts.loopTime * float64(time.Second))
+	}
+	var all []string
+	for i := 1; i <= loops; i++ {
+		if loops > 1 {
+			e.log.Infof("loop %d of %d (%s)", i, loops, cfg.MaxTime)
+		}
+		r, err := a.requestOnce(ctx, e, st)
+		if r != nil && loops > 1 {
+			line := fmt.Sprintf("LOOP %d/%d: %d requests, %.0f requests/s, %d errors", i, loops, r.Totals.Requests, r.Totals.OpsPerSec, r.Totals.Errors)
+			for _, o := range r.Ops {
+				if o.Name == "GET_LINKS_LIST" || o.Name == "ADD_LINK" || o.Name == "GET_NODE" {
+					line += fmt.Sprintf(", %s p99 %sms", o.Name, report.FormatMs(o.P99))
+				}
+			}
+			all = append(all, line)
+			a.println(e, line)
+		}
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if len(all) > 1 {
+		a.println(e, "Per-loop summary:\n"+strings.Join(all, "\n"))
+	}
+	return nil
+}
+
+// requestOnce runs one request phase and returns its results (also
+// written as a bundle).
+func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.Results, error) {
+	cfg := e.cfg
 	if err := checkSchema(ctx, st); err != nil {
-		return err
+		return nil, err
 	}
 	dataHash := ""
 	if e.data != nil {
@@ -223,11 +262,11 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	if ms, ok := st.(store.MetaStore); ok {
 		meta, err := ms.GetMeta(ctx)
 		if err != nil {
-			return fmt.Errorf("read graph metadata: %w", err)
+			return nil, fmt.Errorf("read graph metadata: %w", err)
 		}
 		adopted, err := workload.AdoptMeta(cfg, meta, dataHash)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(adopted) > 0 {
 			e.log.Infof("using the loaded graph's %s", strings.Join(adopted, ", "))
@@ -235,31 +274,31 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	}
 	g, err := e.graph(time.Now().UnixMilli())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	gens, err := workloadGens(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var stream *report.StreamWriter
 	if a.opts.csvStream != "" {
 		f, err := os.Create(a.opts.csvStream)
 		if err != nil {
-			return fmt.Errorf("-csvstream: %w", err)
+			return nil, fmt.Errorf("-csvstream: %w", err)
 		}
 		defer f.Close()
 		if stream, err = report.NewStreamWriter(f); err != nil {
-			return fmt.Errorf("-csvstream: %w", err)
+			return nil, fmt.Errorf("-csvstream: %w", err)
 		}
 	}
 	e.log.Infof("request phase: %d requesters, %s, warm-up %s, seed %d", cfg.Requesters, limitText(cfg), cfg.WarmupTime, cfg.RequestRandomSeed)
 	shard, _, err := parseShard(a.opts.shard)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry(), SeedOffset: uint64(shard)}
 	if sched, err := openLoopSchedule(cfg); err != nil {
-		return err
+		return nil, err
 	} else if sched != nil {
 		rp.Schedule = sched
 		e.log.Infof("open loop: %s arrivals, %s", map[bool]string{true: "poisson", false: "uniform"}[cfg.ArrivalPoisson], describeStages(cfg))
@@ -271,7 +310,7 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	if a.opts.metrics != "" {
 		exp = stats.NewExporter("request")
 		if err := exp.Serve(a.opts.metrics); err != nil {
-			return err
+			return nil, err
 		}
 		defer exp.Close()
 		e.log.Infof("live metrics at http://%s/metrics", exp.Addr())
@@ -296,7 +335,7 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	res, runErr := rp.Run(ctx)
 	usage, samples := mon.Stop()
 	if res == nil {
-		return runErr
+		return nil, runErr
 	}
 	if streamErr != nil {
 		e.log.Warnf("-csvstream: %v", streamErr)
@@ -315,7 +354,7 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	a.print(e, sb.String())
 	a.println(e, report.RequestLine(res.Requests, res.Elapsed))
 	if err := a.writeCSVStats(res.Summary, cfg.Requesters); err != nil {
-		return err
+		return nil, err
 	}
 	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed)
 	r.Interrupted = res.Interrupted
@@ -324,13 +363,26 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	a.addUsage(e, r, usage, samples, res.Requests, "request", sizeBefore)
 	r.Threads = res.Threads
 	r.Intervals = res.Series
+	r.Stages, r.MaxBacklog = res.Stages, res.MaxBacklog
+	for _, st := range res.Stages {
+		line := fmt.Sprintf("STAGE %s: %d requests, %.0f requests/s, %d errors", st.Name, st.Count, st.OpsPerSec, st.Errors)
+		for _, o := range st.Ops {
+			if o.Name == "GET_NODE" || o.Name == "GET_LINKS_LIST" || o.Name == "ADD_LINK" {
+				line += fmt.Sprintf(", %s p99 %sms", o.Name, report.FormatMs(o.P99))
+			}
+		}
+		a.println(e, line)
+	}
+	if res.MaxBacklog >= 1 {
+		e.log.Warnf("the store fell behind the arrival schedule by up to %.0f requests; latencies include that queueing", res.MaxBacklog)
+	}
 	if err := a.writeBundle(e, r, res.Collector); err != nil {
-		return err
+		return nil, err
 	}
 	if errors.Is(runErr, workload.ErrTooManyFailures) {
-		return &exitError{code: 1, err: fmt.Errorf("a requester failed more than max_failed_requests = %d times; the last error: %v", cfg.MaxFailedRequests, firstError(res))}
+		return r, &exitError{code: 1, err: fmt.Errorf("a requester failed more than max_failed_requests = %d times; the last error: %v", cfg.MaxFailedRequests, firstError(res))}
 	}
-	return runErr
+	return r, runErr
 }
 
 // openLoopSchedule builds the global arrival schedule of arrival_rate or
@@ -456,6 +508,7 @@ func (a *app) writeBundle(e *env, r *report.Results, c *stats.Collector) error {
 	if err != nil {
 		return fmt.Errorf("write results: %w", err)
 	}
+	a.lastBundle = dir
 	e.log.Infof("results written to %s", dir)
 	return nil
 }

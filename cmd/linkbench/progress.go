@@ -99,6 +99,9 @@ func (a *app) requestProgress(e *env, p workload.Progress, total int64) {
 	if p.Interval.Errors > 0 {
 		fmt.Fprintf(&sb, " errors = %d", p.Interval.Errors)
 	}
+	if p.Backlog >= 1 {
+		fmt.Fprintf(&sb, " backlog = %.0f requests behind the arrival schedule", p.Backlog)
+	}
 	for _, s := range p.Interval.Ops {
 		if s.Name == "RANGE_SIZE" {
 			continue

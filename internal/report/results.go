@@ -71,6 +71,11 @@ type Results struct {
 	// (per link for the load phase).
 	Usage      *sysmon.Usage `json:"usage,omitempty"`
 	Efficiency *sysmon.PerOp `json:"efficiency,omitempty"`
+	// Stages are the per-stage results of a staged open-loop run.
+	Stages []stats.SegmentSummary `json:"stages,omitempty"`
+	// MaxBacklog is the largest open-loop backlog seen (requests due but
+	// not started): non-zero when the store could not keep up.
+	MaxBacklog float64 `json:"max_backlog,omitempty"`
 	// SizeBefore is the store size on disk when the phase started.
 	SizeBefore int64 `json:"size_before_bytes,omitempty"`
 }

@@ -21,6 +21,7 @@ type Collector struct {
 	interval   [graph.NumOps]opRec
 	cumulative [graph.NumOps]opRec
 	series     []Interval
+	segments   []*segment
 }
 
 // NewCollector makes a collector with histograms of sigfigs significant
@@ -94,6 +95,7 @@ func (c *Collector) Tick(now time.Time) Interval {
 	if secs > 0 {
 		iv.OpsPerSec = float64(iv.Count) / secs
 	}
+	c.addToSegment(now)
 	c.last = now
 	c.series = append(c.series, iv)
 	return iv

@@ -72,3 +72,22 @@ func TestOpenLoopBelowCapacityAgrees(t *testing.T) {
 		t.Errorf("latency p50 %.2f ms, service p50 %.2f ms: want both about 2 ms", s.P50, s.Service.P50)
 	}
 }
+
+func TestStagedRunReportsEachStage(t *testing.T) {
+	st := openMemory(t)
+	p := loadMemory(t, st, "requesters=2", "requests=0", "maxtime=3", "warmup_time=0")
+	p.Schedule = NewSchedule(time.Now(), []Stage{{Rate: 200, Duration: 1500 * time.Millisecond}, {Rate: 1000, Duration: 1500 * time.Millisecond}}, true, 0, 5)
+	p.Tick = 250 * time.Millisecond
+	res, err := p.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stages) != 2 {
+		t.Fatalf("%d stages", len(res.Stages))
+	}
+	a, b := res.Stages[0], res.Stages[1]
+	// Poisson counts: 1.5 s at 200/s is 300 ± 17 (one sigma); at 1000/s, 1500 ± 39.
+	if a.OpsPerSec < 120 || a.OpsPerSec > 300 || b.OpsPerSec < 700 || b.OpsPerSec > 1300 {
+		t.Fatalf("stage rates %.0f and %.0f requests/s, want about 200 and 1000", a.OpsPerSec, b.OpsPerSec)
+	}
+}

@@ -52,6 +52,8 @@ type Progress struct {
 	Warmup   bool
 	Done     int64 // recorded requests so far
 	Interval stats.Interval
+	// Backlog is the number of open-loop arrivals due but not started.
+	Backlog float64
 }
 
 // RequestPhase is the configured request phase. Fill the exported fields,
@@ -73,6 +75,8 @@ type RequestPhase struct {
 	// requester takes its next intended start time from it, and latency
 	// counts from that time (queueing included). It replaces requestrate.
 	Schedule *Schedule
+	backlog  float64 // largest backlog seen at a tick
+
 	// SeedOffset separates the random streams of driver processes that
 	// share a request_random_seed (the shard index of --shard).
 	SeedOffset uint64
@@ -106,6 +110,11 @@ type RequestResult struct {
 	Interrupted bool
 	// LastError is the first failure of the requester that failed first.
 	LastError error
+	// Stages are the per-stage results of a staged open-loop run.
+	Stages []stats.SegmentSummary
+	// MaxBacklog is the largest number of arrivals that were due but not
+	// yet started at a tick of an open-loop run: how far the store lagged.
+	MaxBacklog float64
 }
 
 // ErrTooManyFailures is returned (with the result) when a requester
@@ -234,6 +243,8 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 	res.Elapsed = c.Elapsed()
 	res.Summary = c.Summary()
 	res.Series = c.Series()
+	res.Stages = c.Segments()
+	res.MaxBacklog = p.backlog
 	for _, q := range reqs {
 		t := ThreadResult{ID: q.id, Requests: q.done, Failed: q.failed, Found: q.found,
 			NotFound: q.notFound, HistoryQueries: q.historyQueries, StoppedOnFails: q.stoppedOnFails}
@@ -274,6 +285,19 @@ func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time
 	t := time.NewTicker(p.Tick)
 	defer t.Stop()
 	nextProgress := time.Now().Add(progressEvery)
+	// A staged run reports each stage on its own.
+	stage := -1
+	checkStage := func(now time.Time) {
+		if p.Schedule == nil || len(p.Schedule.stages) < 2 {
+			return
+		}
+		if i := p.Schedule.StageAt(now.Sub(p.Schedule.start)); i != stage {
+			stage = i
+			st := p.Schedule.stages[i]
+			c.BeginSegment(fmt.Sprintf("stage %d: %.0f ops/s", i+1, st.Rate), now)
+		}
+	}
+	checkStage(time.Now())
 	var acc []stats.Interval
 	for {
 		select {
@@ -283,10 +307,18 @@ func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time
 			return
 		case now := <-t.C:
 			iv := c.Tick(now)
+			checkStage(now)
+			if p.Schedule != nil {
+				p.backlog = max(p.backlog, p.Schedule.Backlog(now))
+			}
 			p.emit(iv)
 			acc = append(acc, iv)
 			if p.OnProgress != nil && !now.Before(nextProgress) {
-				p.OnProgress(Progress{Elapsed: now.Sub(measureFrom), Done: done.Load(), Interval: mergeIntervals(acc)})
+				pr := Progress{Elapsed: now.Sub(measureFrom), Done: done.Load(), Interval: mergeIntervals(acc)}
+				if p.Schedule != nil {
+					pr.Backlog = p.Schedule.Backlog(now)
+				}
+				p.OnProgress(pr)
 				acc = acc[:0]
 				nextProgress = now.Add(progressEvery)
 			}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/report"
+)
+
+// parseRates reads --rates "100,200,...".
+func parseRates(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) || v > 1e9 {
+			return nil, fmt.Errorf("--rates %q: expected positive requests/s separated by commas, e.g. 500,1000,2000", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// sweep runs the request phase at increasing arrival rates.
+func (a *app) sweep(ctx context.Context) error {
+	e, err := a.setup()
+	if err != nil {
+		return err
+	}
+	defer e.log.close()
+	cfg := e.cfg
+	if a.opts.pointTime <= 0 || a.opts.points < 1 {
+		return errors.New("--point-time and --points must be positive")
+	}
+	st, err := e.open(ctx, max(cfg.Requesters, 1))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
+	sw := &report.Sweep{SchemaVersion: report.SchemaVersion, Store: e.drv.Name, PointSec: a.opts.pointTime}
+	cfg.Requests, cfg.Stages, cfg.MaxTime = 0, "", pointTime
+	var rates []float64
+	if a.opts.rates != "" {
+		if rates, err = parseRates(a.opts.rates); err != nil {
+			return err
+		}
+	} else {
+		e.log.Infof("sweep: measuring the saturation throughput with a closed-loop run of %s", pointTime)
+		cfg.ArrivalRate = 0
+		r, err := a.requestOnce(ctx, e, st)
+		if err != nil {
+			return err
+		}
+		sw.Saturation = r.Totals.OpsPerSec
+		for i := 1; i <= a.opts.points; i++ {
+			rates = append(rates, sw.Saturation*float64(i)/float64(a.opts.points))
+		}
+		// Two points past saturation show where the curve flattens and
+		// latency takes off.
+		rates = append(rates, 1.1*sw.Saturation, 1.25*sw.Saturation)
+	}
+	for i, rate := range rates {
+		if ctx.Err() != nil {
+			break
+		}
+		e.log.Infof("sweep point %d of %d: %.0f requests/s offered", i+1, len(rates), rate)
+		cfg.ArrivalRate = rate
+		r, err := a.requestOnce(ctx, e, st)
+		if r != nil {
+			sw.Points = append(sw.Points, report.SweepPoint{OfferedRate: rate, AchievedRate: r.Totals.OpsPerSec, Errors: r.Totals.Errors, Ops: r.Ops, Bundle: a.lastBundle})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	dir, err := a.writeSweep(e, sw)
+	if err != nil {
+		return err
+	}
+	var tb strings.Builder
+	fmt.Fprintf(&tb, "SWEEP COMPLETED. %d points.\n%12s %12s %8s\n", len(sw.Points), "offered/s", "achieved/s", "errors")
+	for _, p := range sw.Points {
+		fmt.Fprintf(&tb, "%12.0f %12.0f %8d\n", p.OfferedRate, p.AchievedRate, p.Errors)
+	}
+	a.print(e, tb.String())
+	e.log.Infof("sweep report written to %s", filepath.Join(dir, "report.html"))
+	return nil
+}
+
+// writeSweep writes sweep.json and report.html into a new bundle directory.
+func (a *app) writeSweep(e *env, sw *report.Sweep) (string, error) {
+	parent := a.resultsDir(e)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("results_dir %s: %w", parent, err)
+	}
+	name := time.Now().Format("20060102-150405") + "-sweep"
+	tmp, err := os.MkdirTemp(parent, ".tmp-"+name+"-")
+	if err != nil {
+		return "", fmt.Errorf("results_dir %s: %w", parent, err)
+	}
+	defer os.RemoveAll(tmp)
+	b, err := json.MarshalIndent(sw, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	var page bytes.Buffer
+	if err := report.WriteSweepHTML(&page, sw); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "sweep.json"), append(b, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "report.html"), page.Bytes(), 0o644); err != nil {
+		return "", err
+	}
+	os.Chmod(tmp, 0o755)
+	final := filepath.Join(parent, name)
+	if err := os.Rename(tmp, final); err != nil {
+		return "", err
+	}
+	return final, nil
+}
