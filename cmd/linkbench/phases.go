@@ -309,6 +309,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	var exp *stats.Exporter
 	if a.opts.metrics != "" {
 		exp = stats.NewExporter("request")
+		rp.OnCollector = exp.WatchHistograms
 		if err := exp.Serve(a.opts.metrics); err != nil {
 			return nil, err
 		}

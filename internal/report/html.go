@@ -276,6 +276,10 @@ func compare(b *strings.Builder, runs []*Results, names []string) {
 		cpu, kb := "", ""
 		if r.Efficiency != nil {
 			cpu, kb = fmt.Sprintf("%.2f", r.Efficiency.DriverCPUUs), fmt.Sprintf("%.3f", r.Efficiency.WriteKB)
+			if be := base.Efficiency; be != nil {
+				cpu += " (" + ratioText(r.Efficiency.DriverCPUUs, be.DriverCPUUs) + ")"
+				kb += " (" + ratioText(r.Efficiency.WriteKB, be.WriteKB) + ")"
+			}
 		}
 		fmt.Fprintf(b, "<tr><td class=\"l\">%s</td><td class=\"l\">%s</td><td class=\"l\">%s</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td></tr>",
 			esc(names[i]), esc(r.Store), esc(r.Phase), tput(r), ratio, cpu, kb)

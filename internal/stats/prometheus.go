@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -25,11 +26,12 @@ type Exporter struct {
 	progress  prometheus.Gauge
 	srv       *http.Server
 	ln        net.Listener
+	phase     string
 }
 
 // NewExporter builds the metrics; phase labels them ("load" or "request").
 func NewExporter(phase string) *Exporter {
-	e := &Exporter{reg: prometheus.NewRegistry()}
+	e := &Exporter{reg: prometheus.NewRegistry(), phase: phase}
 	labels := prometheus.Labels{"phase": phase}
 	e.ops = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "linkbench_ops_total", Help: "Operations completed.", ConstLabels: labels}, []string{"op"})
 	e.errs = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "linkbench_errors_total", Help: "Operations that failed.", ConstLabels: labels}, []string{"op"})
@@ -39,6 +41,58 @@ func NewExporter(phase string) *Exporter {
 	e.progress = prometheus.NewGauge(prometheus.GaugeOpts{Name: "linkbench_progress_ratio", Help: "Fraction of the phase done (0 to 1).", ConstLabels: labels})
 	e.reg.MustRegister(e.ops, e.errs, e.retries, e.latency, e.opsPerSec, e.progress)
 	return e
+}
+
+// histBuckets are the upper bounds (seconds) of the exported latency
+// histograms: 10 µs to 10 s, three per decade.
+var histBuckets = func() []float64 {
+	var b []float64
+	for e := 1e-5; e < 20; e *= 10 {
+		b = append(b, e, 2*e, 5*e)
+	}
+	return b
+}()
+
+// histCollector exports the cumulative HdrHistograms of a Collector as
+// Prometheus histograms at scrape time.
+type histCollector struct {
+	c    *Collector
+	desc *prometheus.Desc
+}
+
+func (h histCollector) Describe(ch chan<- *prometheus.Desc) { ch <- h.desc }
+
+func (h histCollector) Collect(ch chan<- prometheus.Metric) {
+	for op, hist := range h.c.Histograms() {
+		if op == graph.RangeSize {
+			continue
+		}
+		// One pass over the histogram's bars (ascending) fills the
+		// cumulative bucket counts.
+		buckets := make(map[float64]uint64, len(histBuckets))
+		bars := hist.Distribution()
+		var cum uint64
+		j := 0
+		for _, ub := range histBuckets {
+			limit := int64(ub * 1e9)
+			for ; j < len(bars) && bars[j].To <= limit; j++ {
+				cum += uint64(bars[j].Count)
+			}
+			buckets[ub] = cum
+		}
+		sum := hist.Mean() * float64(hist.TotalCount()) / 1e9
+		m, err := prometheus.NewConstHistogram(h.desc, uint64(hist.TotalCount()), sum, buckets, op.String())
+		if err == nil {
+			ch <- m
+		}
+	}
+}
+
+// WatchHistograms exports c's cumulative latency histograms, per op, as
+// linkbench_latency_histogram_seconds.
+func (e *Exporter) WatchHistograms(c *Collector) {
+	e.reg.MustRegister(histCollector{c: c, desc: prometheus.NewDesc("linkbench_latency_histogram_seconds",
+		"Latency of every operation since the start of the phase.", []string{"op"}, prometheus.Labels{"phase": e.phase})})
 }
 
 // Observe adds one interval.

@@ -71,6 +71,9 @@ type RequestPhase struct {
 	OnInterval func(stats.Interval)
 	// OnProgress, when set, receives a progress snapshot every progressfreq.
 	OnProgress func(Progress)
+	// OnCollector, when set, receives the phase's statistics collector
+	// before the requesters start (for live exporters).
+	OnCollector func(*stats.Collector)
 	// Schedule, when set, is a global open-loop arrival schedule: every
 	// requester takes its next intended start time from it, and latency
 	// counts from that time (queueing included). It replaces requestrate.
@@ -210,6 +213,9 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 	deadline := measureFrom.Add(cfg.MaxTime)
 	c := stats.NewCollector(cfg.HDRAccuracy, cfg.RequestRate > 0 || p.Schedule != nil, measureFrom)
 
+	if p.OnCollector != nil {
+		p.OnCollector(c)
+	}
 	reqs := make([]*requester, cfg.Requesters)
 	for i := range reqs {
 		q, err := p.newRequester(i, c)
