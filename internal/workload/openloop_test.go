@@ -65,10 +65,12 @@ func TestOpenLoopAboveCapacityShowsQueueing(t *testing.T) {
 }
 
 func TestOpenLoopBelowCapacityAgrees(t *testing.T) {
-	// 50 arrivals/s: a request rarely waits, so latency and service agree
-	// at the median.
+	// 50 arrivals/s: a request rarely waits for another, so latency and
+	// service agree at the median up to the timer's wake-up delay, which on
+	// a busy 2-core machine can reach a millisecond or two (against the
+	// 50 ms and more of the overloaded case).
 	s := getNodeSummary(t, 50)
-	if s.Service.P50 < 1.9 || s.Service.P50 > 6 || s.P50-s.Service.P50 > 1 {
+	if s.Service.P50 < 1.9 || s.Service.P50 > 6 || s.P50-s.Service.P50 > 3 {
 		t.Errorf("latency p50 %.2f ms, service p50 %.2f ms: want both about 2 ms", s.P50, s.Service.P50)
 	}
 }
