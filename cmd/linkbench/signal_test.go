@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSignalsStopCleanly runs the real binary, interrupts a long request
+// phase, and checks the exit code, the printed results and a complete bundle.
+func TestSignalsStopCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "linkbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		dir := t.TempDir()
+		cmd := exec.Command(bin, "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001", "-D", "nlinks_func=const",
+			"-D", "nlinks_default=3", "-D", "maxtime=600", "-D", "requesters=2", "-D", "progressfreq=1", "-l", "-r")
+		cmd.Dir = dir
+		var stdout strings.Builder
+		cmd.Stdout = &stdout
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait until the request phase reports progress, then signal.
+		sc := bufio.NewScanner(stderr)
+		started := false
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "requests finished") {
+				started = true
+				break
+			}
+		}
+		if !started {
+			t.Fatal("the request phase never reported progress")
+		}
+		cmd.Process.Signal(c.sig)
+		go func() {
+			for sc.Scan() {
+			}
+		}()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: the process did not stop", c.sig)
+		}
+		if got := cmd.ProcessState.ExitCode(); got != c.code {
+			t.Errorf("%v: exit code %d, want %d", c.sig, got, c.code)
+		}
+		if !strings.Contains(stdout.String(), "REQUEST PHASE COMPLETED") {
+			t.Errorf("%v: no results printed:\n%s", c.sig, stdout.String())
+		}
+		bundles, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-request", "summary.json"))
+		tmp, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", ".tmp-*"))
+		if len(bundles) != 1 || len(tmp) != 0 {
+			t.Errorf("%v: bundles %v, leftovers %v", c.sig, bundles, tmp)
+		} else if b, _ := os.ReadFile(bundles[0]); !strings.Contains(string(b), `"interrupted": true`) {
+			t.Errorf("%v: the bundle does not say it was interrupted", c.sig)
+		}
+	}
+}
