@@ -3,12 +3,18 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
 
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/storetest"
@@ -121,5 +127,48 @@ func TestConnectionErrors(t *testing.T) {
 	s := fresh(t, "innodb")
 	if err := s.CheckSchema(context.Background()); err == nil || !strings.Contains(err.Error(), "linkbench init") {
 		t.Errorf("missing tables: %v", err)
+	}
+}
+
+// TestReconnectAfterRestart restarts the server under an open store: calls
+// that hit the restart fail as connection errors, later ones succeed.
+func TestReconnectAfterRestart(t *testing.T) {
+	testURL(t)
+	script, _ := filepath.Abs("../../../scripts/mariadb.sh")
+	if _, err := os.Stat(script); err != nil {
+		t.Skip("scripts/mariadb.sh not found")
+	}
+	ctx := context.Background()
+	s := fresh(t, "innodb")
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	l := graph.Link{ID1: 1, LinkType: graph.DefaultLinkType, ID2: 2, Visibility: 1, Time: 1}
+	if _, err := s.AddLink(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("bash", script, "restart").CombinedOutput(); err != nil {
+		t.Fatalf("restart: %v\n%s", err, out)
+	}
+	var err error
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err = s.CountLinks(ctx, 1, graph.DefaultLinkType); err == nil {
+			break
+		}
+		if !errors.Is(err, graph.ErrConnection) {
+			t.Fatalf("error after restart is not a connection error: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond) // the pool redials on the next call
+	}
+	if err != nil {
+		t.Fatalf("no successful call within 30 s of the restart: %v", err)
+	}
+	l.ID2 = 3
+	if _, err := s.AddLink(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.CountLinks(ctx, 1, graph.DefaultLinkType); c != 2 {
+		t.Fatalf("count %d after restart", c)
 	}
 }
