@@ -8,7 +8,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: build run test test-unit test-servers bench vet clean
+.PHONY: build run test test-unit test-outage bench vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/linkbench
@@ -28,6 +28,10 @@ test-unit:
 # test starts the servers the store tests need and exports their URLs.
 test: build vet
 	bash scripts/test.sh
+
+# The server-outage tests alone (needs LINKBENCH_TEST_PG_URL / _MYSQL_URL).
+test-outage:
+	LINKBENCH_OUTAGE_TESTS=1 $(GO) test -count=1 -run TestServerOutageMidRun -v ./cmd/linkbench
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...

@@ -24,4 +24,9 @@ if [ -f scripts/mariadb.sh ]; then
 fi
 
 go test -count=1 -timeout 40m ./... 2>&1 | tee /tmp/linkbench-test.log
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || exit "$rc"
+
+# The outage tests kill -9 and restart the servers, so they run alone.
+LINKBENCH_OUTAGE_TESTS=1 go test -count=1 -timeout 10m -run 'TestServerOutageMidRun' -v ./cmd/linkbench 2>&1 | tee -a /tmp/linkbench-test.log | grep -E '^(---|===|ok|FAIL|PASS)|outage_test'
 exit "${PIPESTATUS[0]}"

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServerOutageMidRun kills -9 the real server during a request phase and
+// restarts it 3 s later: the run goes on to its end with exit code 0, the
+// failures are counted, the error chart shows the outage, and check passes.
+//
+// It kills shared servers, so it runs on its own after the other tests:
+// scripts/test.sh sets LINKBENCH_OUTAGE_TESTS=1 for a separate go test run.
+func TestServerOutageMidRun(t *testing.T) {
+	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
+		t.Skip("set LINKBENCH_OUTAGE_TESTS=1 (make test-outage) to run the outage tests")
+	}
+	for _, c := range []struct {
+		name, env, script, config string
+	}{
+		{"postgres", "LINKBENCH_TEST_PG_URL", "postgres.sh", "LinkConfigPgsql.properties"},
+		{"mariadb", "LINKBENCH_TEST_MYSQL_URL", "mariadb.sh", "LinkConfigMysql.properties"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url := os.Getenv(c.env)
+			if url == "" {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("%s is not set; run scripts/%s start", c.env, c.script)
+				}
+				t.Skip(c.env + " not set")
+			}
+			script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", c.script))
+			dir := t.TempDir()
+			common := []string{"-c", repoConfig(t, c.config), "-D", "url=" + url, "-D", "dbid=", "-D", "nlinks_func=const", "-D", "nlinks_default=5"}
+			if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "-D", "maxid1=5001", "--no-results"}, common...)...); code != 0 {
+				t.Fatalf("load: %s", errOut)
+			}
+			type result struct {
+				out, errOut string
+				code        int
+			}
+			done := make(chan result, 1)
+			go func() {
+				out, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "requesters=4", "-D", "maxtime=12", "-D", "requests=0",
+					"-D", "max_failed_requests=1000"}, common...)...)
+				done <- result{out, errOut, code}
+			}()
+			time.Sleep(3 * time.Second) // let the run get going before the outage
+			if out, err := exec.Command("bash", script, "kill").CombinedOutput(); err != nil {
+				t.Fatalf("kill: %v %s", err, out)
+			}
+			time.Sleep(3 * time.Second) // the outage lasts 3 s
+			if out, err := exec.Command("bash", script, "restart").CombinedOutput(); err != nil {
+				t.Fatalf("restart: %v %s", err, out)
+			}
+			r := <-done
+			if r.code != 0 || !strings.Contains(r.out, "REQUEST PHASE COMPLETED") {
+				t.Fatalf("run: exit %d\n%s\n%s", r.code, r.out, r.errOut)
+			}
+			b, err := os.ReadFile(latestBundle(t, dir, "request"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res struct {
+				Totals struct {
+					Requests, Errors int64
+				} `json:"totals"`
+				Intervals []struct {
+					Errors int64 `json:"errors"`
+				} `json:"intervals"`
+			}
+			if err := json.Unmarshal(b, &res); err != nil {
+				t.Fatal(err)
+			}
+			withErrors := 0
+			for _, iv := range res.Intervals {
+				if iv.Errors > 0 {
+					withErrors++
+				}
+			}
+			if res.Totals.Errors == 0 || withErrors == 0 || withErrors > 8 || res.Totals.Requests < 1000 {
+				t.Fatalf("errors %d in %d intervals, %d requests: the outage should show as a few seconds of counted failures",
+					res.Totals.Errors, withErrors, res.Totals.Requests)
+			}
+			out, errOut, code := runCLI(t, dir, append([]string{"check"}, common...)...)
+			if code != 0 || !strings.Contains(out, "check passed") {
+				t.Fatalf("check after the outage: exit %d\n%s\n%s", code, out, errOut)
+			}
+		})
+	}
+}
