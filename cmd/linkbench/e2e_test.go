@@ -165,6 +165,7 @@ func TestBadInputExitsWithOneClearLine(t *testing.T) {
 		{[]string{"load", "-D", "store=memory", "-D", "data_file=/nonexistent.dat"}, "data_file"},
 		{[]string{"load", "-D", "store=memory", "-D", "getnode=50"}, "operation mix sums to"},
 		{[]string{"load", "-D", "store=nosuchdb"}, "unknown store \"nosuchdb\""},
+		{[]string{"load", "-D", "store=memory", "--results-dir", filepath.Join(bad, "sub")}, "results_dir"},
 	} {
 		_, errOut, code := runCLI(t, dir, c.args...)
 		if code != 1 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "goroutine ") {

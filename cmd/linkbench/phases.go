@@ -25,6 +25,9 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 		return err
 	}
 	defer e.log.close()
+	if err := a.checkResultsDir(e); err != nil {
+		return err
+	}
 	cfg := e.cfg
 	conc := cfg.Loaders + 1
 	if doRequest {
@@ -47,6 +50,24 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 		}
 	}
 	return nil
+}
+
+// checkResultsDir fails early, before anything is written to the store,
+// when the results directory cannot be written.
+func (a *app) checkResultsDir(e *env) error {
+	if a.opts.noResults {
+		return nil
+	}
+	dir := a.resultsDir(e)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results_dir %s cannot be created (%v); set --results-dir or results_dir to a writable directory, or use --no-results", dir, errors.Unwrap(err))
+	}
+	f, err := os.CreateTemp(dir, ".write-test-")
+	if err != nil {
+		return fmt.Errorf("results_dir %s is not writable (%v); set --results-dir or results_dir to a writable directory, or use --no-results", dir, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 func (a *app) resultsDir(e *env) string {

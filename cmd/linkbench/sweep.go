@@ -35,6 +35,9 @@ func (a *app) sweep(ctx context.Context) error {
 		return err
 	}
 	defer e.log.close()
+	if err := a.checkResultsDir(e); err != nil {
+		return err
+	}
 	cfg := e.cfg
 	if a.opts.pointTime <= 0 || a.opts.points < 1 {
 		return errors.New("--point-time and --points must be positive")
