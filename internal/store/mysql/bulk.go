@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
 // rowsPerInsert is the rows of one multi-row INSERT.
@@ -15,11 +15,6 @@ const rowsPerInsert = 1024
 
 // BulkBatchRows implements store.BatchHinter.
 func (s *Store) BulkBatchRows() int { return 4096 }
-
-func valuesList(rows, cols int) string {
-	one := "(" + strings.Repeat("?,", cols-1) + "?)"
-	return strings.Repeat(one+",", rows-1) + one
-}
 
 // insertBatched writes rows with multi-row INSERTs in one transaction on
 // the load pool.
@@ -35,7 +30,7 @@ func (s *Store) insertBatched(ctx context.Context, head string, cols, n int, row
 		for i := start; i < start+k; i++ {
 			args = row(i, args)
 		}
-		if _, err := tx.ExecContext(ctx, head+valuesList(k, cols), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, head+sqlstore.ValuesList(k, cols), args...); err != nil {
 			tx.Rollback()
 			return classify(err)
 		}
@@ -150,96 +145,32 @@ func (s *Store) Reset(ctx context.Context) error {
 
 // IsEmpty implements store.EmptyChecker.
 func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
-	for _, t := range []string{s.t.Link, s.t.Count, s.t.Node} {
-		var any int
-		if err := s.r.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+q(t)+")").Scan(&any); err != nil {
-			return false, classify(err)
-		}
-		if any != 0 {
-			return false, nil
-		}
-	}
-	return true, nil
+	return sqlstore.IsEmpty(ctx, s.r, classify, q(s.t.Link), q(s.t.Count), q(s.t.Node))
 }
 
 // GetMeta implements store.MetaStore.
 func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
-	rows, err := s.r.QueryContext(ctx, "SELECT k, v FROM "+q(store.MetaTable))
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		m[k] = v
-	}
-	return m, classify(rows.Err())
+	return sqlstore.GetMeta(ctx, s.r, q(store.MetaTable), classify)
 }
 
 // PutMeta implements store.MetaStore.
 func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+q(store.MetaTable)); err != nil {
-			return err
-		}
-		for k, v := range meta {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO "+q(store.MetaTable)+" (k, v) VALUES (?, ?)", k, v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return s.tx(ctx, func(tx *sql.Tx) error { return sqlstore.PutMeta(ctx, tx, q(store.MetaTable), meta) })
 }
 
 // ScanCounts implements store.Scanner.
 func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
-	rows, err := s.r.QueryContext(ctx, "SELECT id, link_type, count, time, version FROM "+q(s.t.Count)+" ORDER BY id, link_type")
-	if err != nil {
-		return classify(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var c graph.Count
-		if err := rows.Scan(&c.ID1, &c.LinkType, &c.Count, &c.Time, &c.Version); err != nil {
-			return err
-		}
-		if err := fn(c); err != nil {
-			return err
-		}
-	}
-	return classify(rows.Err())
+	return sqlstore.ScanCounts(ctx, s.r, q(s.t.Count), classify, fn)
 }
 
 // ScanVisibleLinkCounts implements store.Scanner.
 func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
-	rows, err := s.r.QueryContext(ctx, "SELECT id1, link_type, count(*) FROM "+q(s.t.Link)+" WHERE visibility = 1 GROUP BY id1, link_type ORDER BY id1, link_type")
-	if err != nil {
-		return classify(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id1, lt, n int64
-		if err := rows.Scan(&id1, &lt, &n); err != nil {
-			return err
-		}
-		if err := fn(id1, lt, n); err != nil {
-			return err
-		}
-	}
-	return classify(rows.Err())
+	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, q(s.t.Link), classify, fn)
 }
 
 // NodeIDRange implements store.Scanner.
 func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
-	var a, b sql.NullInt64
-	if err := s.r.QueryRowContext(ctx, "SELECT min(id), max(id) FROM "+q(s.t.Node)).Scan(&a, &b); err != nil {
-		return 0, 0, false, classify(err)
-	}
-	return a.Int64, b.Int64, a.Valid, nil
+	return sqlstore.NodeIDRange(ctx, s.r, q(s.t.Node), classify)
 }
 
 // SizeOnDisk implements store.Sizer.

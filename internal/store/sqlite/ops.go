@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
 // stmts are the prepared statements, prepared on first use (the tables may
@@ -217,15 +218,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if err != nil {
 		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
 	}
-	defer rows.Close()
-	for rows.Next() {
-		l := graph.Link{ID1: id1, LinkType: lt}
-		if err := rows.Scan(&l.ID2, &l.Visibility, &l.Data, &l.Time, &l.Version); err != nil {
-			return dst, classify(err)
-		}
-		dst = append(dst, l)
-	}
-	return dst, classify(rows.Err())
+	return sqlstore.ScanLinks(rows, id1, lt, dst, classify)
 }
 
 // GetLinkList implements store.Store.
@@ -242,15 +235,12 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, classify(err))
 	}
-	defer rows.Close()
-	for rows.Next() {
-		l := graph.Link{ID1: q.ID1, LinkType: q.LinkType, Visibility: graph.VisibilityDefault}
-		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &l.Version); err != nil {
-			return dst, classify(err)
-		}
-		dst = append(dst, l)
-	}
-	return dst, classify(rows.Err())
+	return sqlstore.ScanList(rows, q.ID1, q.LinkType, dst, classify)
+}
+
+// nodes gathers the node and count statements for package sqlstore.
+func (st *stmts) nodes() sqlstore.NodeStmts {
+	return sqlstore.NodeStmts{Count: st.count, Insert: st.insNode, Get: st.getNode, Update: st.updNode, Delete: st.delNode}
 }
 
 // CountLinks implements store.Store.
@@ -259,15 +249,7 @@ func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var n int64
-	err = st.count.QueryRowContext(ctx, id1, lt).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("count %d/%d: %w", id1, lt, classify(err))
-	}
-	return n, nil
+	return st.nodes().CountLinks(ctx, id1, lt, classify)
 }
 
 // AddNode implements store.Store.
@@ -276,11 +258,7 @@ func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, err := st.insNode.ExecContext(ctx, n.Type, n.Version, n.Time, nonNil(n.Data))
-	if err != nil {
-		return 0, fmt.Errorf("add node: %w", classify(err))
-	}
-	return r.LastInsertId()
+	return st.nodes().AddNode(ctx, n, classify)
 }
 
 // GetNode implements store.Store.
@@ -289,15 +267,7 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.No
 	if err != nil {
 		return graph.Node{}, false, err
 	}
-	n := graph.Node{ID: id, Type: nodeType}
-	err = st.getNode.QueryRowContext(ctx, id, nodeType).Scan(&n.Version, &n.Time, &n.Data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return graph.Node{}, false, nil
-	}
-	if err != nil {
-		return graph.Node{}, false, fmt.Errorf("get node %d: %w", id, classify(err))
-	}
-	return n, true, nil
+	return st.nodes().GetNode(ctx, nodeType, id, classify)
 }
 
 // UpdateNode implements store.Store.
@@ -306,12 +276,7 @@ func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r, err := st.updNode.ExecContext(ctx, n.Version, n.Time, nonNil(n.Data), n.ID, n.Type)
-	if err != nil {
-		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
-	}
-	k, _ := r.RowsAffected()
-	return k > 0, nil
+	return st.nodes().UpdateNode(ctx, n, classify)
 }
 
 // DeleteNode implements store.Store.
@@ -320,10 +285,5 @@ func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool,
 	if err != nil {
 		return false, err
 	}
-	r, err := st.delNode.ExecContext(ctx, id, nodeType)
-	if err != nil {
-		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
-	}
-	k, _ := r.RowsAffected()
-	return k > 0, nil
+	return st.nodes().DeleteNode(ctx, nodeType, id, classify)
 }

@@ -1,0 +1,239 @@
+// Package sqlstore holds what the database/sql stores (SQLite, MySQL)
+// share: the consistency scans, the metadata table, emptiness, row
+// scanning of lists and nodes, and multi-row VALUES lists. Table names
+// are passed already quoted for the dialect; placeholders are '?'.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/linkbench/linkbench/internal/graph"
+)
+
+// Classifier maps a driver error to the graph error kinds.
+type Classifier func(error) error
+
+// ValuesList is "(?, ?), (?, ?)" for rows rows of cols columns.
+func ValuesList(rows, cols int) string {
+	one := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	return strings.Repeat(one+", ", rows-1) + one
+}
+
+// InList is "?, ?, ?" for n values.
+func InList(n int) string { return "?" + strings.Repeat(", ?", n-1) }
+
+// ScanCounts streams the count table in (id, link_type) order.
+func ScanCounts(ctx context.Context, db *sql.DB, countTable string, classify Classifier, fn func(graph.Count) error) error {
+	rows, err := db.QueryContext(ctx, "SELECT id, link_type, count, time, version FROM "+countTable+" ORDER BY id, link_type")
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c graph.Count
+		if err := rows.Scan(&c.ID1, &c.LinkType, &c.Count, &c.Time, &c.Version); err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err())
+}
+
+// ScanVisibleLinkCounts streams the number of visible links per
+// (id1, link_type) in that order.
+func ScanVisibleLinkCounts(ctx context.Context, db *sql.DB, linkTable string, classify Classifier, fn func(id1, lt, n int64) error) error {
+	rows, err := db.QueryContext(ctx, "SELECT id1, link_type, count(*) FROM "+linkTable+
+		" WHERE visibility = 1 GROUP BY id1, link_type ORDER BY id1, link_type")
+	if err != nil {
+		return classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id1, lt, n int64
+		if err := rows.Scan(&id1, &lt, &n); err != nil {
+			return err
+		}
+		if err := fn(id1, lt, n); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err())
+}
+
+// NodeIDRange returns the smallest and largest node id.
+func NodeIDRange(ctx context.Context, db *sql.DB, nodeTable string, classify Classifier) (lo, hi int64, ok bool, err error) {
+	var a, b sql.NullInt64
+	if err := db.QueryRowContext(ctx, "SELECT min(id), max(id) FROM "+nodeTable).Scan(&a, &b); err != nil {
+		return 0, 0, false, classify(err)
+	}
+	return a.Int64, b.Int64, a.Valid, nil
+}
+
+// IsEmpty reports whether every table is empty.
+func IsEmpty(ctx context.Context, db *sql.DB, classify Classifier, tables ...string) (bool, error) {
+	for _, t := range tables {
+		var any int
+		if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+t+")").Scan(&any); err != nil {
+			return false, classify(err)
+		}
+		if any != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// GetMeta reads the metadata table.
+func GetMeta(ctx context.Context, db *sql.DB, metaTable string, classify Classifier) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT k, v FROM "+metaTable)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, classify(rows.Err())
+}
+
+// PutMeta replaces the metadata inside tx.
+func PutMeta(ctx context.Context, tx *sql.Tx, metaTable string, meta map[string]string) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+metaTable); err != nil {
+		return err
+	}
+	for k, v := range meta {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO "+metaTable+" (k, v) VALUES (?, ?)", k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ScanList appends the rows of a list query (id2, data, time, version).
+func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifier) ([]graph.Link, error) {
+	defer rows.Close()
+	for rows.Next() {
+		l := graph.Link{ID1: id1, LinkType: lt, Visibility: graph.VisibilityDefault}
+		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &l.Version); err != nil {
+			return dst, classify(err)
+		}
+		dst = append(dst, l)
+	}
+	return dst, classify(rows.Err())
+}
+
+// ScanLinks appends the rows of a multiget (id2, visibility, data, time, version).
+func ScanLinks(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifier) ([]graph.Link, error) {
+	defer rows.Close()
+	for rows.Next() {
+		l := graph.Link{ID1: id1, LinkType: lt}
+		if err := rows.Scan(&l.ID2, &l.Visibility, &l.Data, &l.Time, &l.Version); err != nil {
+			return dst, classify(err)
+		}
+		dst = append(dst, l)
+	}
+	return dst, classify(rows.Err())
+}
+
+// Columns returns the lower-cased column names the query lists (one per row).
+func Columns(ctx context.Context, db *sql.DB, classify Classifier, query string, args ...any) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		have[strings.ToLower(c)] = true
+	}
+	return have, classify(rows.Err())
+}
+
+// NodeStmts are the prepared statements of the node and count reads and
+// writes, which both database/sql stores phrase alike:
+//
+//	Count:  SELECT count ... WHERE id = ? AND link_type = ?
+//	Insert: INSERT ... (type, version, time, data) VALUES (?, ?, ?, ?)
+//	Get:    SELECT version, time, data ... WHERE id = ? AND type = ?
+//	Update: UPDATE ... SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?
+//	Delete: DELETE ... WHERE id = ? AND type = ?
+type NodeStmts struct {
+	Count, Insert, Get, Update, Delete *sql.Stmt
+}
+
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// CountLinks returns the count row's value, 0 when there is none.
+func (st NodeStmts) CountLinks(ctx context.Context, id1, lt int64, classify Classifier) (int64, error) {
+	var n int64
+	err := st.Count.QueryRowContext(ctx, id1, lt).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count %d/%d: %w", id1, lt, classify(err))
+	}
+	return n, nil
+}
+
+// AddNode inserts n and returns the id the database assigned.
+func (st NodeStmts) AddNode(ctx context.Context, n *graph.Node, classify Classifier) (int64, error) {
+	r, err := st.Insert.ExecContext(ctx, n.Type, n.Version, n.Time, nonNil(n.Data))
+	if err != nil {
+		return 0, fmt.Errorf("add node: %w", classify(err))
+	}
+	return r.LastInsertId()
+}
+
+// GetNode reads a node of the given type.
+func (st NodeStmts) GetNode(ctx context.Context, nodeType int32, id int64, classify Classifier) (graph.Node, bool, error) {
+	n := graph.Node{ID: id, Type: nodeType}
+	err := st.Get.QueryRowContext(ctx, id, nodeType).Scan(&n.Version, &n.Time, &n.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return graph.Node{}, false, nil
+	}
+	if err != nil {
+		return graph.Node{}, false, fmt.Errorf("get node %d: %w", id, classify(err))
+	}
+	return n, true, nil
+}
+
+// UpdateNode overwrites version, time and data; it reports whether a row matched.
+func (st NodeStmts) UpdateNode(ctx context.Context, n *graph.Node, classify Classifier) (bool, error) {
+	r, err := st.Update.ExecContext(ctx, n.Version, n.Time, nonNil(n.Data), n.ID, n.Type)
+	if err != nil {
+		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
+	}
+	k, _ := r.RowsAffected()
+	return k > 0, nil
+}
+
+// DeleteNode deletes a node of the given type; it reports whether a row matched.
+func (st NodeStmts) DeleteNode(ctx context.Context, nodeType int32, id int64, classify Classifier) (bool, error) {
+	r, err := st.Delete.ExecContext(ctx, id, nodeType)
+	if err != nil {
+		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
+	}
+	k, _ := r.RowsAffected()
+	return k > 0, nil
+}
