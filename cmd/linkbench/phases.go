@@ -149,7 +149,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	}
 	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, Shard: shard, Shards: shards}
 	sizeBefore := sizeOf(ctx, st)
-	mon := e.monitor(ctx)
+	mon := e.monitor(ctx, 0)
 	started := time.Now()
 	res, err := lp.Run(ctx)
 	usage, samples := mon.Stop()
@@ -182,8 +182,8 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 
 // monitor samples resource use; the database's local directory and server
 // processes are followed when there are any.
-func (e *env) monitor(ctx context.Context) *sysmon.Monitor {
-	o := sysmon.Options{ServerNames: []string{"postgres", "mariadbd", "mysqld", "ferretdb", "mongod"}}
+func (e *env) monitor(ctx context.Context, skip time.Duration) *sysmon.Monitor {
+	o := sysmon.Options{ServerNames: []string{"postgres", "mariadbd", "mysqld", "ferretdb", "mongod"}, Skip: skip}
 	switch e.drv.Name {
 	case "sqlite", "pebble":
 		o.DataPath, _ = e.cfg.Props.Get("data_dir")
@@ -352,7 +352,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		}
 	}
 	sizeBefore := sizeOf(ctx, st)
-	mon := e.monitor(ctx)
+	mon := e.monitor(ctx, cfg.WarmupTime) // the warm-up is not measured
 	started := time.Now()
 	res, runErr := rp.Run(ctx)
 	usage, samples := mon.Stop()

@@ -20,6 +20,8 @@ type Options struct {
 	Every time.Duration
 	// ProcRoot is /proc unless a test says otherwise.
 	ProcRoot string
+	// Skip is a leading period (a warm-up) left out of the totals and samples.
+	Skip time.Duration
 }
 
 // Sample is the resource use over one sampling period (rates per second,
@@ -137,6 +139,22 @@ func (m *Monitor) read() (counters, bool) {
 
 func (m *Monitor) loop(ctx context.Context) {
 	defer close(m.done)
+	if m.opts.Skip > 0 {
+		w := time.NewTimer(m.opts.Skip)
+		select {
+		case <-ctx.Done():
+			w.Stop()
+			return
+		case <-w.C:
+		}
+		// Start the totals afresh after the skipped period.
+		c, ok := m.read()
+		now := time.Now()
+		m.mu.Lock()
+		m.first, m.ok, m.firstT = c, ok, now
+		m.last, m.lastT = c, now
+		m.mu.Unlock()
+	}
 	t := time.NewTicker(m.opts.Every)
 	defer t.Stop()
 	for {

@@ -67,3 +67,20 @@ func TestProcParsersOnFixture(t *testing.T) {
 		t.Fatalf("disks %+v", c)
 	}
 }
+
+// TestSkipLeavesOutTheWarmup: CPU burned during the skipped period is not
+// in the totals (the request phase skips its warm-up this way).
+func TestSkipLeavesOutTheWarmup(t *testing.T) {
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	m := Start(context.Background(), Options{Skip: 300 * time.Millisecond, Every: 50 * time.Millisecond})
+	busy := time.Now().Add(250 * time.Millisecond)
+	for time.Now().Before(busy) {
+	}
+	time.Sleep(400 * time.Millisecond) // idle after the skipped period
+	u, _ := m.Stop()
+	if u.DriverCPUSec > 0.1 {
+		t.Fatalf("driver CPU %.3f s counted, but the busy part was in the skipped period", u.DriverCPUSec)
+	}
+}
