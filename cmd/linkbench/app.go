@@ -214,12 +214,19 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 	}
 	initCmd.Flags().BoolVar(&a.opts.drop, "drop", false, "drop existing tables first")
 	var reportOut string
+	var merge bool
 	reportCmd := &cobra.Command{
 		Use:   "report DIR...",
-		Short: "Rebuild the HTML report of a results bundle, or compare several bundles",
+		Short: "Rebuild the HTML report of a results bundle, compare several, or merge shard bundles",
 		Args:  cobra.MinimumNArgs(1),
-		RunE:  func(cmd *cobra.Command, dirs []string) error { return a.report(dirs, reportOut) },
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if merge {
+				return a.mergeBundles(dirs)
+			}
+			return a.report(dirs, reportOut)
+		},
 	}
+	reportCmd.Flags().BoolVar(&merge, "merge", false, "merge the bundles of --shard processes into one bundle (summed throughput, merged histograms)")
 	reportCmd.Flags().StringVarP(&reportOut, "output", "o", "", "output file (default: DIR/report.html for one bundle, ./comparison.html for several)")
 	for _, c := range []*cobra.Command{loadCmd, runCmd, configCmd, checkCmd, initCmd, sweepCmd} {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/linkbench/linkbench/internal/check"
+	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/workload"
@@ -139,5 +141,37 @@ func (a *app) report(dirs []string, out string) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	fmt.Fprintf(a.stdout, "report written to %s\n", out)
+	return nil
+}
+
+// mergeBundles combines shard bundles into one new bundle.
+func (a *app) mergeBundles(dirs []string) error {
+	var runs []*report.Results
+	var hists []map[graph.Op]*hdr.Histogram
+	for _, d := range dirs {
+		r, err := report.ReadBundle(d)
+		if err != nil {
+			return err
+		}
+		h, err := report.ReadHistograms(d)
+		if err != nil {
+			return err
+		}
+		runs, hists = append(runs, r), append(hists, h)
+	}
+	merged, mh, err := report.Merge(runs, hists)
+	if err != nil {
+		return err
+	}
+	parent := a.opts.resultsDir
+	if parent == "" {
+		parent = filepath.Dir(filepath.Clean(dirs[0]))
+	}
+	merged.Phase += "-merged"
+	dir, err := report.WriteBundle(parent, merged, mh, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "merged %d bundles: %d requests, %.0f requests/s; written to %s\n", len(dirs), merged.Totals.Requests, merged.Totals.OpsPerSec, dir)
 	return nil
 }

@@ -149,13 +149,6 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 		return "", fmt.Errorf("results_dir %s: %w", parent, err)
 	}
 	name := r.StartedAt.Format("20060102-150405") + "-" + r.Phase
-	final := filepath.Join(parent, name)
-	for i := 2; ; i++ {
-		if _, err := os.Stat(final); os.IsNotExist(err) {
-			break
-		}
-		final = filepath.Join(parent, fmt.Sprintf("%s-%d", name, i))
-	}
 	tmp, err := os.MkdirTemp(parent, ".tmp-"+name+"-")
 	if err != nil {
 		return "", fmt.Errorf("results_dir %s: %w", parent, err)
@@ -188,10 +181,24 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", err
 	}
-	if err := os.Rename(tmp, final); err != nil {
-		return "", err
+	// Another process (a --shard sibling) may finish a bundle of the same
+	// name at the same time: take the next free suffix.
+	for i := 1; ; i++ {
+		final := filepath.Join(parent, name)
+		if i > 1 {
+			final = filepath.Join(parent, fmt.Sprintf("%s-%d", name, i))
+		}
+		if _, err := os.Stat(final); err == nil {
+			continue
+		}
+		err := os.Rename(tmp, final)
+		if err == nil {
+			return final, nil
+		}
+		if _, serr := os.Stat(final); serr != nil || i > 100 {
+			return "", err
+		}
 	}
-	return final, nil
 }
 
 func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogram) error {
