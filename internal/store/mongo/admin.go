@@ -1,0 +1,313 @@
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// listIndex serves GetLinkList: equality on (id1, link_type, visibility),
+// range and order on time, ties by id2.
+const listIndex = "id1_type_vis_time"
+
+var listIndexKeys = bson.D{{Key: "id1", Value: 1}, {Key: "link_type", Value: 1}, {Key: "visibility", Value: 1}, {Key: "time", Value: -1}, {Key: "id2", Value: -1}}
+
+// Init implements store.Initializer: the collections and the list index.
+// With drop, the collections are dropped first.
+func (s *Store) Init(ctx context.Context, drop bool) error {
+	cols := []*mongo.Collection{s.links, s.counts, s.nodes, s.meta}
+	if drop {
+		for _, c := range cols {
+			if err := c.Drop(ctx); err != nil {
+				return fmt.Errorf("drop %s: %w", c.Name(), classify(err))
+			}
+		}
+	}
+	have, err := s.db.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		return classify(err)
+	}
+	for _, c := range cols {
+		if slices.Contains(have, c.Name()) {
+			continue
+		}
+		if err := s.db.CreateCollection(ctx, c.Name()); err != nil && !isNamespaceExists(err) {
+			return fmt.Errorf("create collection %s: %w", c.Name(), classify(err))
+		}
+	}
+	_, err = s.links.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: listIndexKeys, Options: options.Index().SetName(listIndex)})
+	if err != nil {
+		return fmt.Errorf("create index %s on %s: %w", listIndex, s.links.Name(), classify(err))
+	}
+	return s.CheckSchema(ctx)
+}
+
+func isNamespaceExists(err error) bool {
+	var ce mongo.CommandError
+	return errors.As(err, &ce) && ce.Code == 48
+}
+
+// CheckSchema reports a missing collection or list index, naming the
+// server and the fix.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	have, err := s.db.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		return classify(err)
+	}
+	for _, c := range []*mongo.Collection{s.links, s.counts, s.nodes} {
+		if !slices.Contains(have, c.Name()) {
+			return graph.Schema(fmt.Errorf("collection %s is missing in database %s at %s; run `linkbench init` (or `linkbench load`) to create it", c.Name(), s.dbName, s.addr))
+		}
+	}
+	specs, err := s.links.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		return classify(err)
+	}
+	for _, sp := range specs {
+		if sp.Name == listIndex {
+			return nil
+		}
+	}
+	return graph.Schema(fmt.Errorf("collection %s in database %s at %s has no index %s; run `linkbench init` to create it", s.links.Name(), s.dbName, s.addr, listIndex))
+}
+
+// Reset implements store.Resetter: removes every document, keeping the
+// collections and indexes.
+func (s *Store) Reset(ctx context.Context) error {
+	for _, c := range []*mongo.Collection{s.links, s.counts, s.nodes, s.meta} {
+		if _, err := c.DeleteMany(ctx, bson.D{}); err != nil {
+			return fmt.Errorf("empty %s: %w", c.Name(), classify(err))
+		}
+	}
+	return nil
+}
+
+// IsEmpty implements store.EmptyChecker.
+func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
+	for _, c := range []*mongo.Collection{s.links, s.counts, s.nodes} {
+		err := c.FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Err()
+		if err == nil {
+			return false, nil
+		}
+		if !errors.Is(err, mongo.ErrNoDocuments) {
+			return false, classify(err)
+		}
+	}
+	return true, nil
+}
+
+// metaKey is the meta document that holds the load's record.
+const metaKey = "load"
+
+type metaPair struct {
+	K string `bson:"k"`
+	V string `bson:"v"`
+}
+
+// GetMeta implements store.MetaStore.
+func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
+	var d struct {
+		Pairs []metaPair `bson:"pairs"`
+	}
+	m := map[string]string{}
+	err := s.meta.FindOne(ctx, byID(metaKey)).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	for _, p := range d.Pairs {
+		m[p.K] = p.V
+	}
+	return m, nil
+}
+
+// PutMeta implements store.MetaStore. The pairs are an array, not a
+// subdocument, so that any key is allowed.
+func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
+	pairs := make([]metaPair, 0, len(meta))
+	for k, v := range meta {
+		pairs = append(pairs, metaPair{k, v})
+	}
+	slices.SortFunc(pairs, func(a, b metaPair) int {
+		if a.K < b.K {
+			return -1
+		}
+		if a.K > b.K {
+			return 1
+		}
+		return 0
+	})
+	_, err := s.meta.ReplaceOne(ctx, byID(metaKey), bson.D{{Key: "_id", Value: metaKey}, {Key: "pairs", Value: pairs}}, options.Replace().SetUpsert(true))
+	return classify(err)
+}
+
+// ScanCounts implements store.Scanner, in _id order, which is (id1,
+// link_type) order.
+func (s *Store) ScanCounts(ctx context.Context, fn func(c graph.Count) error) error {
+	cur, err := s.counts.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetAllowDiskUse(true))
+	if err != nil {
+		return classify(err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		var c countDoc
+		if err := cur.Decode(&c); err != nil {
+			return err
+		}
+		if err := fn(graph.Count{ID1: c.ID1, LinkType: c.LinkType, Count: c.Count, Time: c.Time, Version: c.Version}); err != nil {
+			return err
+		}
+	}
+	return classify(cur.Err())
+}
+
+// ScanVisibleLinkCounts implements store.Scanner: the visible links in
+// (id1, link_type) order, which the list index provides, counted here.
+func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, linkType, visible int64) error) error {
+	o := options.Find().
+		SetSort(bson.D{{Key: "id1", Value: 1}, {Key: "link_type", Value: 1}}).
+		SetProjection(bson.D{{Key: "_id", Value: 0}, {Key: "id1", Value: 1}, {Key: "link_type", Value: 1}}).
+		SetAllowDiskUse(true)
+	cur, err := s.links.Find(ctx, bson.D{{Key: "visibility", Value: visible}}, o)
+	if err != nil {
+		return classify(err)
+	}
+	defer cur.Close(ctx)
+	var id1, lt, n int64
+	for cur.Next(ctx) {
+		var d struct {
+			ID1      int64 `bson:"id1"`
+			LinkType int64 `bson:"link_type"`
+		}
+		if err := cur.Decode(&d); err != nil {
+			return err
+		}
+		if n > 0 && (d.ID1 != id1 || d.LinkType != lt) {
+			if err := fn(id1, lt, n); err != nil {
+				return err
+			}
+			n = 0
+		}
+		id1, lt = d.ID1, d.LinkType
+		n++
+	}
+	if err := cur.Err(); err != nil {
+		return classify(err)
+	}
+	if n > 0 {
+		return fn(id1, lt, n)
+	}
+	return nil
+}
+
+// NodeIDRange implements store.Scanner.
+func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
+	end := func(dir int) (int64, error) {
+		var d struct {
+			ID int64 `bson:"id"`
+		}
+		o := options.FindOne().SetSort(bson.D{{Key: "_id", Value: dir}}).SetProjection(bson.D{{Key: "id", Value: 1}})
+		return d.ID, s.nodes.FindOne(ctx, bson.D{}, o).Decode(&d)
+	}
+	lo, err = end(1)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, 0, false, nil
+	}
+	if err != nil {
+		return 0, 0, false, classify(err)
+	}
+	if hi, err = end(-1); err != nil {
+		return 0, 0, false, classify(err)
+	}
+	return lo, hi, true, nil
+}
+
+// SizeOnDisk implements store.Sizer: storage and index size of the database.
+func (s *Store) SizeOnDisk(ctx context.Context) (int64, error) {
+	var st bson.M
+	if err := s.db.RunCommand(ctx, bson.D{{Key: "dbStats", Value: 1}}).Decode(&st); err != nil {
+		return 0, classify(err)
+	}
+	var total int64
+	for _, k := range []string{"storageSize", "indexSize"} {
+		switch v := st[k].(type) {
+		case int32:
+			total += int64(v)
+		case int64:
+			total += v
+		case float64:
+			total += int64(v)
+		}
+	}
+	return total, nil
+}
+
+// BeginLoad implements store.BulkLoader.
+func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error { return nil }
+
+var unordered = options.InsertMany().SetOrdered(false)
+
+// insert writes docs with one unordered insertMany: plain inserts, which
+// are several times faster than upserts.
+func (s *Store) insert(ctx context.Context, c *mongo.Collection, docs []any) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	_, err := c.InsertMany(ctx, docs, unordered)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", c.Name(), classify(err))
+	}
+	return nil
+}
+
+// LoadNodes implements store.BulkLoader.
+func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
+	docs := make([]any, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
+		docs[i] = bson.D{{Key: "_id", Value: nodeKey(n.ID)}, {Key: "id", Value: n.ID}, {Key: "type", Value: n.Type},
+			{Key: "version", Value: n.Version}, {Key: "time", Value: n.Time}, {Key: "data", Value: nonNil(n.Data)}}
+	}
+	return s.insert(ctx, s.nodes, docs)
+}
+
+// LoadLinks implements store.BulkLoader.
+func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
+	docs := make([]any, len(links))
+	for i := range links {
+		l := &links[i]
+		docs[i] = append(bson.D{{Key: "_id", Value: linkKey(l.ID1, l.LinkType, l.ID2)}}, linkFields(l)...)
+	}
+	return s.insert(ctx, s.links, docs)
+}
+
+// LoadCounts implements store.BulkLoader.
+func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
+	docs := make([]any, len(counts))
+	for i := range counts {
+		c := &counts[i]
+		docs[i] = bson.D{{Key: "_id", Value: countKey(c.ID1, c.LinkType)}, {Key: "id", Value: c.ID1}, {Key: "link_type", Value: c.LinkType},
+			{Key: "count", Value: c.Count}, {Key: "time", Value: c.Time}, {Key: "version", Value: c.Version}}
+	}
+	return s.insert(ctx, s.counts, docs)
+}
+
+// EndLoad implements store.BulkLoader: the node id allocator moves to at
+// least MaxID1-1, so new nodes get ids above every loaded one.
+func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
+	_, err := s.meta.UpdateOne(ctx, byID(nodeIDKey), bson.D{{Key: "$max", Value: bson.D{{Key: "last", Value: info.MaxID1 - 1}}}}, upsert)
+	if err != nil {
+		return fmt.Errorf("set the node id allocator: %w", classify(err))
+	}
+	return nil
+}

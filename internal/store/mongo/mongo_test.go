@@ -1,0 +1,179 @@
+package mongo
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/storetest"
+)
+
+// testURL is the throwaway server of scripts/ferretdb.sh. Under CI=true a
+// missing server is a failure, never a skip.
+func testURL(t testing.TB) string {
+	u := os.Getenv("LINKBENCH_TEST_MONGO_URL")
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("LINKBENCH_TEST_MONGO_URL is not set; run scripts/ferretdb.sh start and export its url")
+		}
+		t.Skip("LINKBENCH_TEST_MONGO_URL not set (scripts/ferretdb.sh start)")
+	}
+	return u
+}
+
+var dbSeq atomic.Int64
+
+// fresh opens the store on a new database that is dropped afterwards.
+func fresh(t *testing.T, extra store.MapProps) *Store {
+	t.Helper()
+	props := store.MapProps{"url": testURL(t), "dbid": fmt.Sprintf("lbtest_%d_%d", os.Getpid(), dbSeq.Add(1))}
+	for k, v := range extra {
+		props[k] = v
+	}
+	s, err := Open(context.Background(), store.Options{Props: props, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.db.Drop(context.Background())
+		s.Close()
+	})
+	return s
+}
+
+func TestConformanceWithoutTransactions(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s := fresh(t, store.MapProps{"mongo_transactions": "off"})
+		if s.Mode() != "off" {
+			t.Fatalf("mode %s", s.Mode())
+		}
+		if err := s.Init(context.Background(), false); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestKeysSortAsNumbers(t *testing.T) {
+	ids := []int64{0, 1, 15, 16, 255, 256, 1 << 40, 1<<62 + 3}
+	for i := 1; i < len(ids); i++ {
+		a, b := ids[i-1], ids[i]
+		if nodeKey(a) >= nodeKey(b) || linkKey(a, 1, b) >= linkKey(b, 1, a) || countKey(1, a) >= countKey(1, b) || linkKey(1, 1, a) >= linkKey(1, 1, b) {
+			t.Fatalf("keys of %d and %d out of order", a, b)
+		}
+	}
+	if got := linkKey(1, 123456789, 2); got != "0000000000000001"+"00000000075bcd15"+"0000000000000002" {
+		t.Fatalf("linkKey = %s", got)
+	}
+}
+
+func TestModeAndSchemaErrors(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, nil)
+	// FerretDB has no multi-document transactions: auto means off.
+	if s.Mode() != "off" {
+		t.Fatalf("auto mode on %s is %s", s.server, s.Mode())
+	}
+	d, _ := s.Describe(ctx)
+	if !strings.Contains(d.Settings["mongo_transactions"], "off") || d.Version == "" {
+		t.Fatalf("description %+v", d)
+	}
+	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "linkbench init") {
+		t.Fatalf("missing collections: %v", err)
+	}
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.links.Indexes().DropOne(ctx, listIndex); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), listIndex) {
+		t.Fatalf("missing index: %v", err)
+	}
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatalf("init over an existing database: %v", err)
+	}
+	// The reference's switch still works.
+	if s2 := fresh(t, store.MapProps{"skip_transactions": "true"}); s2.Mode() != "off" {
+		t.Fatal("skip_transactions=true is not off")
+	}
+}
+
+func TestConnectionErrors(t *testing.T) {
+	base, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	open := func(props store.MapProps) error {
+		s, err := Open(ctx, store.Options{Props: props})
+		if err == nil {
+			s.Close()
+		}
+		return err
+	}
+	wrongPW := *base
+	wrongPW.User = url.UserPassword(base.User.Username(), "wrong-secret")
+	cases := []struct {
+		name  string
+		props store.MapProps
+		want  []string
+	}{
+		{"wrong password", store.MapProps{"url": wrongPW.String()}, []string{"authentication failed", base.Host, "check user and password"}},
+		{"server down", store.MapProps{"host": "127.0.0.1", "port": "1"}, []string{"127.0.0.1:1", "is the server running", "scripts/ferretdb.sh"}},
+		{"transactions on without them", store.MapProps{"url": base.String(), "mongo_transactions": "on"}, []string{"mongo_transactions", "no multi-document transactions", "mongo_transactions=off"}},
+		{"bad mode", store.MapProps{"url": base.String(), "mongo_transactions": "sometimes"}, []string{"sometimes", "auto, on or off"}},
+		{"bad url", store.MapProps{"url": "http://x"}, []string{"url", "mongodb://"}},
+		{"user without password", store.MapProps{"user": "u"}, []string{"password"}},
+	}
+	for _, c := range cases {
+		err := open(c.props)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q lacks %q", c.name, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "wrong-secret") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: message leaks the password or spans lines: %q", c.name, err)
+		}
+	}
+}
+
+// TestCountDocumentsMayDipBelowZero pins the off mode's documented
+// behaviour: a hide applied before the add it undoes leaves the count
+// document at -1 for a moment; readers see 0 and the add brings it back.
+func TestCountDocumentsMayDipBelowZero(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, store.MapProps{"mongo_transactions": "off"})
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.bumpCount(ctx, 7, graph.DefaultLinkType, -1); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.CountLinks(ctx, 7, graph.DefaultLinkType); err != nil || c != 0 {
+		t.Fatalf("count %d %v, want 0", c, err)
+	}
+	if err := s.bumpCount(ctx, 7, graph.DefaultLinkType, 1); err != nil {
+		t.Fatal(err)
+	}
+	var d bson.M
+	if err := s.counts.FindOne(ctx, byID(countKey(7, graph.DefaultLinkType))).Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	if d["count"] != int64(0) || d["version"] != int64(2) {
+		t.Fatalf("count document %v", d)
+	}
+}
