@@ -1,5 +1,5 @@
 # linkbench build and test entry points. `make test` is what CI runs: it
-# starts throwaway PostgreSQL and MariaDB servers on 127.0.0.1 (installing
+# starts throwaway PostgreSQL, MariaDB and FerretDB servers on 127.0.0.1 (installing
 # them with apt when missing), runs every test against them, and stops them.
 
 GO       ?= go

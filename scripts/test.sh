@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Runs the whole test suite with real servers: starts throwaway PostgreSQL
-# and MariaDB instances on 127.0.0.1 (each script installs its server with
-# apt when missing), exports their URLs for the store tests, runs go test,
-# and stops the servers whatever happens.
+# Runs the whole test suite with real servers: starts throwaway PostgreSQL,
+# MariaDB and FerretDB (MongoDB protocol) instances on 127.0.0.1 (the first
+# two installed with apt when missing, FerretDB built once from the Go module
+# proxy), exports their URLs for the store tests, runs go test, and stops
+# the servers whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cleanup() {
   [ -x scripts/postgres.sh ] && bash scripts/postgres.sh stop >/dev/null 2>&1 || true
   [ -x scripts/mariadb.sh ] && bash scripts/mariadb.sh stop >/dev/null 2>&1 || true
+  [ -f scripts/ferretdb.sh ] && bash scripts/ferretdb.sh stop >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
@@ -21,6 +23,11 @@ if [ -f scripts/mariadb.sh ]; then
   bash scripts/mariadb.sh start
   LINKBENCH_TEST_MYSQL_URL="$(bash scripts/mariadb.sh url)"
   export LINKBENCH_TEST_MYSQL_URL
+fi
+if [ -f scripts/ferretdb.sh ]; then
+  bash scripts/ferretdb.sh start
+  LINKBENCH_TEST_MONGO_URL="$(bash scripts/ferretdb.sh url)"
+  export LINKBENCH_TEST_MONGO_URL
 fi
 
 go test -count=1 -timeout 40m ./... 2>&1 | tee /tmp/linkbench-test.log

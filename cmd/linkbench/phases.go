@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,7 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 	}
 	defer st.Close()
 	e.log.Infof("store %s, graph ids [%d, %d), %d link types", e.drv.Name, cfg.StartID1, cfg.MaxID1, cfg.LinkTypeCount)
+	logStoreSettings(ctx, e, st)
 	if doLoad {
 		if err := a.load(ctx, e, st); err != nil {
 			return err
@@ -50,6 +52,35 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 		}
 	}
 	return nil
+}
+
+// logStoreSettings prints what the store reports about itself (server
+// version, consistency mode and the like) so the text results say which
+// guarantees the figures were measured under; the bundle has them too.
+func logStoreSettings(ctx context.Context, e *env, st store.Store) {
+	d, ok := st.(store.Describer)
+	if !ok {
+		return
+	}
+	desc, err := d.Describe(ctx)
+	if err != nil {
+		return
+	}
+	keys := make([]string, 0, len(desc.Settings))
+	for k := range desc.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys)+1)
+	if desc.Version != "" {
+		parts = append(parts, "server "+desc.Version)
+	}
+	for _, k := range keys {
+		parts = append(parts, k+" = "+desc.Settings[k])
+	}
+	if len(parts) > 0 {
+		e.log.Infof("store %s: %s", e.drv.Name, strings.Join(parts, ", "))
+	}
 }
 
 // checkResultsDir fails early, before anything is written to the store,
