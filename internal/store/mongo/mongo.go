@@ -45,11 +45,11 @@ func init() {
 
 // Store is the MongoDB store.
 type Store struct {
-	client *mongo.Client
-	db     *mongo.Database
-	addr   string // host:port list for messages
-	dbName string
-	names  store.Tables
+	client                     *mongo.Client
+	db                         *mongo.Database
+	addr                       string // host:port list for messages
+	dbName                     string
+	names                      store.Tables
 	links, counts, nodes, meta *mongo.Collection
 
 	txn        bool // link writes in multi-document transactions
