@@ -24,6 +24,7 @@ type options struct {
 	resultsDir string
 	noResults  bool
 	truncate   bool
+	resume     bool
 	load, req  bool // the reference's -l and -r
 	drop       bool // init --drop
 	cpuProfile string
@@ -164,6 +165,7 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runPhases(cmd.Context(), true, false) },
 	}
 	loadCmd.Flags().BoolVar(&a.opts.truncate, "truncate", false, "empty the store before loading (otherwise a non-empty store is refused)")
+	loadCmd.Flags().BoolVar(&a.opts.resume, "resume", false, "continue an interrupted load from its last written units (same settings; the store keeps the journal)")
 	runCmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the request phase against a loaded store",

@@ -126,7 +126,14 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err != nil {
 		return err
 	}
+	journal, canResume := st.(store.Journaler)
 	switch {
+	case a.opts.resume && a.opts.truncate:
+		return errors.New("--resume continues an interrupted load and --truncate empties the store: give one of them")
+	case a.opts.resume && !canResume:
+		return fmt.Errorf("store %s cannot resume a load (it keeps no load journal); load again with --truncate", e.drv.Name)
+	case a.opts.resume:
+		// The interrupted load's record is checked below.
 	case nShards > 1 && a.opts.truncate:
 		return errors.New("--truncate with --shard: empty the store once with `linkbench init --drop` before starting the shards")
 	case nShards > 1:
@@ -155,6 +162,42 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 			return fmt.Errorf("load_time_ms = %q (%s): expected milliseconds since 1970, e.g. %d", v, cfg.Props.Where("load_time_ms"), time.Now().UnixMilli())
 		}
 	}
+	shard, shards, err := parseShard(a.opts.shard)
+	if err != nil {
+		return err
+	}
+	prefix := workload.JournalPrefix(shard, shards)
+	var resume map[string]string
+	var recorded map[string]string
+	if a.opts.resume {
+		if recorded, err = journal.GetMeta(ctx); err != nil {
+			return fmt.Errorf("read the interrupted load's record: %w", err)
+		}
+		if recorded[prefix+workload.JournalState] != workload.JournalOpen {
+			if recorded[workload.MetaComplete] == "true" {
+				return errors.New("nothing to resume: the load into this store completed; run `linkbench run`, or load again with --truncate")
+			}
+			return fmt.Errorf("nothing to resume: the store holds no record of an interrupted load (shard %d of %d); load again with --truncate", shard, shards)
+		}
+		// The seed and the load time of the interrupted load, unless the
+		// user gives them (then they must agree, checked below).
+		if v, ok := recorded[workload.MetaSeed]; ok && !workload.UserSet(cfg, workload.MetaSeed) {
+			if n, perr := strconv.ParseInt(v, 10, 64); perr == nil {
+				cfg.LoadRandomSeed = n
+			}
+		}
+		if v, ok := recorded[workload.MetaLoadTimeMs]; ok && !workload.UserSet(cfg, "load_time_ms") {
+			if n, perr := strconv.ParseInt(v, 10, 64); perr == nil {
+				nowMs = n
+			}
+		}
+		resume = map[string]string{}
+		for k, v := range recorded {
+			if u, ok := strings.CutPrefix(k, prefix); ok && u != workload.JournalState {
+				resume[u] = v
+			}
+		}
+	}
 	if _, seeded := cfg.Props.Lookup("load_random_seed"); nShards > 1 && (!seeded || cfg.Props.Where("load_time_ms") == "default") {
 		return errors.New("--shard needs the same -D load_random_seed=... and -D load_time_ms=... in every shard process, so that they generate one graph")
 	}
@@ -166,19 +209,45 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if e.data != nil {
 		dataHash = e.data.Hash()
 	}
+	params := workload.LoadParams(cfg, dataHash, nowMs)
 	ms, hasMeta := st.(store.MetaStore)
-	if hasMeta {
+	switch {
+	case a.opts.resume:
+		if diffs := workload.DiffLoadParams(recorded[workload.MetaLoadParams], params); len(diffs) > 0 {
+			return fmt.Errorf("--resume needs the settings of the interrupted load; these differ:\n  %s", strings.Join(diffs, "\n  "))
+		}
+		var done int
+		for _, v := range resume {
+			if v == workload.JournalDone {
+				done++
+			}
+		}
+		e.log.Infof("resuming the interrupted load: %d units written, %d to write again, the rest to do", done, len(resume)-done)
+	case canResume:
+		meta := workload.GraphMeta(cfg, dataHash, toolVersion(), false)
+		meta[workload.MetaLoadTimeMs] = strconv.FormatInt(nowMs, 10)
+		meta[workload.MetaLoadParams] = params
+		meta[prefix+workload.JournalState] = workload.JournalOpen
+		if nShards > 1 {
+			// The other shards' records stay; this one's old journal goes.
+			err = journal.UpdateMeta(ctx, meta, prefix)
+		} else {
+			err = journal.PutMeta(ctx, meta)
+		}
+		if err != nil {
+			return fmt.Errorf("record graph metadata: %w", err)
+		}
+	case hasMeta:
 		if err := ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), false)); err != nil {
 			return fmt.Errorf("record graph metadata: %w", err)
 		}
 	}
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
-	shard, shards, err := parseShard(a.opts.shard)
-	if err != nil {
-		return err
-	}
 	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, Shard: shard, Shards: shards}
+	if canResume {
+		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
+	}
 	sizeBefore := sizeOf(ctx, st)
 	mon := e.monitor(ctx, 0)
 	started := time.Now()
@@ -186,15 +255,26 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	usage, samples := mon.Stop()
 	prog.finish()
 	if err != nil {
+		if canResume {
+			err = fmt.Errorf("%w (the store holds a partial graph: `linkbench load --resume` with the same settings continues it)", err)
+		}
 		if ctx.Err() != nil {
-			return &exitError{code: 130, err: errors.New("load interrupted; the store holds a partial graph (load again with --truncate)")}
+			msg := "load interrupted; the store holds a partial graph (load again with --truncate)"
+			if canResume {
+				msg = "load interrupted; the store holds a partial graph: `linkbench load --resume` with the same settings continues it"
+			}
+			return &exitError{code: 130, err: errors.New(msg)}
 		}
 		return err
 	}
-	if hasMeta {
-		if err := ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true)); err != nil {
-			return fmt.Errorf("record graph metadata: %w", err)
-		}
+	switch {
+	case canResume && nShards > 1:
+		err = journal.UpdateMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true), prefix)
+	case hasMeta:
+		err = ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true))
+	}
+	if err != nil {
+		return fmt.Errorf("record graph metadata: %w", err)
 	}
 	a.println(e, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Elapsed))
 	var sb strings.Builder

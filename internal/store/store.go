@@ -96,6 +96,35 @@ type MetaStore interface {
 	PutMeta(ctx context.Context, meta map[string]string) error
 }
 
+// Journaler is a store that can resume an interrupted load. The load
+// journal (which units of work were started and which are durably written)
+// lives in the metadata, and bulk calls made with a context marked by
+// WithSkipExisting leave rows whose key already exists as they are, so a
+// unit that was partly written can be written again.
+type Journaler interface {
+	MetaStore
+	// UpdateMeta deletes the keys that start with deletePrefix (none when
+	// it is empty), then sets the given keys, leaving all others; in one
+	// transaction where the store has them.
+	UpdateMeta(ctx context.Context, set map[string]string, deletePrefix string) error
+}
+
+type skipExistingKey struct{}
+
+// WithSkipExisting marks ctx for bulk calls that must skip rows whose key
+// already exists instead of failing on them (replay of a partly written
+// unit on load --resume). The rows replayed are identical to those
+// written before, so skipping and overwriting are the same.
+func WithSkipExisting(ctx context.Context) context.Context {
+	return context.WithValue(ctx, skipExistingKey{}, true)
+}
+
+// SkipExisting reports whether ctx was marked by WithSkipExisting.
+func SkipExisting(ctx context.Context) bool {
+	v, _ := ctx.Value(skipExistingKey{}).(bool)
+	return v
+}
+
 // Scanner streams the data the consistency check needs, ordered by
 // (id1, link_type) ascending, so the check works on graphs larger than memory.
 type Scanner interface {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,17 @@ type LoadPhase struct {
 	Shard, Shards int
 	// OnProgress, when set, is called about once a second.
 	OnProgress func(LoadProgress)
+	// Journal, when set, records in the store which units of work (chunks
+	// of links and counts, pieces of large lists, chunks of nodes) were
+	// started and which are durably written, under keys JournalPrefix+unit,
+	// so that an interrupted load can be resumed. Every unit's rows are
+	// then flushed before it is marked done.
+	Journal       store.Journaler
+	JournalPrefix string
+	// Resume is the journal of the interrupted load this one resumes
+	// (unit name to JournalStarted or JournalDone): done units are
+	// skipped, started ones written again with store.WithSkipExisting.
+	Resume map[string]string
 
 	batch int // rows per bulk call
 }
@@ -61,6 +73,48 @@ type LoadResult struct {
 	Elapsed              time.Duration
 	Summary              []stats.OpSummary
 	Collector            *stats.Collector
+}
+
+// Journal entry values.
+const (
+	JournalStarted = "started"
+	JournalDone    = "done"
+)
+
+// Unit names of the journal.
+func chunkUnit(lo int64) string { return "c" + strconv.FormatInt(lo, 10) }
+func nodeUnit(lo int64) string  { return "n" + strconv.FormatInt(lo, 10) }
+func pieceUnit(id1 int64, typ int, from int64) string {
+	return "p" + strconv.FormatInt(id1, 10) + "." + strconv.Itoa(typ) + "." + strconv.FormatInt(from, 10)
+}
+
+// done reports whether the resumed journal has unit written.
+func (p *LoadPhase) done(unit string) bool { return p.Resume[unit] == JournalDone }
+
+// unitCtx is the context for writing unit: marked for idempotent writes
+// when an interrupted load had started it.
+func (p *LoadPhase) unitCtx(ctx context.Context, unit string) context.Context {
+	if p.Resume[unit] == JournalStarted {
+		return store.WithSkipExisting(ctx)
+	}
+	return ctx
+}
+
+// mark records a unit's state in the journal (with retries).
+func (p *LoadPhase) mark(ctx context.Context, unit, state string) error {
+	if p.Journal == nil || (state == JournalStarted && p.Resume[unit] == JournalStarted) {
+		return nil
+	}
+	_, err := p.Retry.Do(ctx, func() error {
+		return p.Journal.UpdateMeta(ctx, map[string]string{p.JournalPrefix + unit: state}, "")
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return context.Cause(ctx)
+		}
+		return fmt.Errorf("record load progress: %w", err)
+	}
+	return nil
 }
 
 // task is one unit of loader work: a chunk of id1s (all their counts and
@@ -176,15 +230,15 @@ func (p *LoadPhase) expectedLinks(shards int) int64 {
 		for id1 := lo; id1 < hi; id1++ {
 			per := p.Graph.LinksPerType(id1)
 			if per > pieceLinks {
-				for range types {
+				for typ := range int(types) {
 					for from := int64(0); from < per; from += pieceLinks {
-						if p.mine(seq, shards) {
+						if p.mine(seq, shards) && !p.done(pieceUnit(id1, typ, from)) {
 							total += min(pieceLinks, per-from)
 						}
 						seq++
 					}
 				}
-			} else if chunkMine {
+			} else if chunkMine && !p.done(chunkUnit(lo)) {
 				total += per * types
 			}
 		}
@@ -195,7 +249,7 @@ func (p *LoadPhase) expectedLinks(shards int) int64 {
 func (p *LoadPhase) expectedNodes(shards int) int64 {
 	var total int64
 	p.walk(shards, func(lo, hi int64, chunkMine bool) {
-		if chunkMine {
+		if chunkMine && !p.done(nodeUnit(lo)) {
 			total += hi - lo
 		}
 	})
@@ -231,7 +285,7 @@ func (p *LoadPhase) produce(ctx context.Context, shards int, out chan<- task) {
 	var seq int64
 	for lo := cfg.StartID1; lo < cfg.MaxID1; lo += size {
 		hi := min(lo+size, cfg.MaxID1)
-		if p.mine(seq, shards) && !send(task{lo: lo, hi: hi}) {
+		if p.mine(seq, shards) && !p.done(chunkUnit(lo)) && !send(task{lo: lo, hi: hi}) {
 			return
 		}
 		seq++
@@ -242,7 +296,8 @@ func (p *LoadPhase) produce(ctx context.Context, shards int, out chan<- task) {
 			}
 			for typ := 0; typ < cfg.LinkTypeCount; typ++ {
 				for from := int64(0); from < per; from += pieceLinks {
-					if p.mine(pieceSeq, shards) && !send(task{piece: true, id1: id1, typ: typ, from: from, to: min(from+pieceLinks, per)}) {
+					if p.mine(pieceSeq, shards) && !p.done(pieceUnit(id1, typ, from)) &&
+						!send(task{piece: true, id1: id1, typ: typ, from: from, to: min(from+pieceLinks, per)}) {
 						return
 					}
 					pieceSeq++
@@ -277,18 +332,20 @@ func (b *linkBatch) reset() { b.links, b.arena = b.links[:0], b.arena[:0] }
 
 // linkLoader runs tasks until the channel closes.
 func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-chan task, cnt *loadCounters) error {
-	cfg := p.Config
 	bs := p.batch
 	w := p.Graph.NewWorker()
 	batch := newLinkBatch(bs)
 	counts := make([]graph.Count, 0, bs)
 	var scratch []graph.Link
 
+	// wctx is the context of the current unit's writes.
+	wctx := ctx
 	flushLinks := func() error {
 		if len(batch.links) == 0 {
 			return nil
 		}
 		n := int64(len(batch.links))
+		ctx := wctx
 		if err := p.timed(ctx, h, graph.LoadLinksBulk, func() error { return p.Store.LoadLinks(ctx, batch.links) }); err != nil {
 			return fmt.Errorf("load links of id1 %d..%d: %w", batch.links[0].ID1, batch.links[n-1].ID1, err)
 		}
@@ -300,6 +357,7 @@ func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-cha
 		if len(counts) == 0 {
 			return nil
 		}
+		ctx := wctx
 		if err := p.timed(ctx, h, graph.LoadCountsBulk, func() error { return p.Store.LoadCounts(ctx, counts) }); err != nil {
 			return fmt.Errorf("load counts of id1 %d..%d: %w", counts[0].ID1, counts[len(counts)-1].ID1, err)
 		}
@@ -312,44 +370,29 @@ func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-cha
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		unit := chunkUnit(t.lo)
 		if t.piece {
-			for from := t.from; from < t.to; from += int64(bs) {
-				scratch = w.Links(t.id1, t.typ, from, min(from+int64(bs), t.to), scratch[:0])
-				for _, l := range scratch {
-					batch.add(l)
-				}
-				if err := flushLinks(); err != nil {
-					return err
-				}
-			}
-			continue
+			unit = pieceUnit(t.id1, t.typ, t.from)
 		}
-		for id1 := t.lo; id1 < t.hi; id1++ {
-			per := p.Graph.LinksPerType(id1)
-			for typ := 0; typ < cfg.LinkTypeCount; typ++ {
-				counts = append(counts, p.Graph.Count(id1, typ))
-				if len(counts) >= bs {
-					if err := flushCounts(); err != nil {
-						return err
-					}
-				}
-				if per > pieceLinks {
-					continue // loaded by piece tasks
-				}
-				for from := int64(0); from < per; {
-					room := int64(bs - len(batch.links))
-					to := min(per, from+room)
-					scratch = w.Links(id1, typ, from, to, scratch[:0])
-					for _, l := range scratch {
-						batch.add(l)
-					}
-					from = to
-					if batch.full() {
-						if err := flushLinks(); err != nil {
-							return err
-						}
-					}
-				}
+		if p.Journal != nil {
+			if err := p.mark(ctx, unit, JournalStarted); err != nil {
+				return err
+			}
+			wctx = p.unitCtx(ctx, unit)
+		}
+		if err := p.runTask(t, w, batch, &counts, &scratch, flushLinks, flushCounts); err != nil {
+			return err
+		}
+		if p.Journal != nil {
+			// The unit's rows are all written before it is marked done.
+			if err := flushLinks(); err != nil {
+				return err
+			}
+			if err := flushCounts(); err != nil {
+				return err
+			}
+			if err := p.mark(ctx, unit, JournalDone); err != nil {
+				return err
 			}
 		}
 	}
@@ -357,6 +400,56 @@ func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-cha
 		return err
 	}
 	return flushCounts()
+}
+
+// runTask generates one task's rows into the batches, flushing them as
+// they fill.
+func (p *LoadPhase) runTask(t task, w *gen.Worker, batch *linkBatch, countsp *[]graph.Count, scratchp *[]graph.Link, flushLinks, flushCounts func() error) error {
+	cfg := p.Config
+	bs := p.batch
+	scratch := *scratchp
+	defer func() { *scratchp = scratch }()
+	if t.piece {
+		for from := t.from; from < t.to; from += int64(bs) {
+			scratch = w.Links(t.id1, t.typ, from, min(from+int64(bs), t.to), scratch[:0])
+			for _, l := range scratch {
+				batch.add(l)
+			}
+			if err := flushLinks(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for id1 := t.lo; id1 < t.hi; id1++ {
+		per := p.Graph.LinksPerType(id1)
+		for typ := 0; typ < cfg.LinkTypeCount; typ++ {
+			*countsp = append(*countsp, p.Graph.Count(id1, typ))
+			if len(*countsp) >= bs {
+				if err := flushCounts(); err != nil {
+					return err
+				}
+			}
+			if per > pieceLinks {
+				continue // loaded by piece tasks
+			}
+			for from := int64(0); from < per; {
+				room := int64(bs - len(batch.links))
+				to := min(per, from+room)
+				scratch = w.Links(id1, typ, from, to, scratch[:0])
+				for _, l := range scratch {
+					batch.add(l)
+				}
+				from = to
+				if batch.full() {
+					if err := flushLinks(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // nodeLoader loads the nodes of this shard's chunks in batches of
@@ -371,10 +464,12 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 	w := p.Graph.NewWorker()
 	nodes := make([]graph.Node, 0, bs)
 	arena := make([]byte, 0, capBytes)
+	wctx := ctx // the current unit's writes
 	flush := func() error {
 		if len(nodes) == 0 {
 			return nil
 		}
+		ctx := wctx
 		if err := p.timed(ctx, h, graph.LoadNodesBulk, func() error { return p.Store.LoadNodes(ctx, nodes) }); err != nil {
 			return fmt.Errorf("load nodes %d..%d: %w", nodes[0].ID, nodes[len(nodes)-1].ID, err)
 		}
@@ -384,8 +479,22 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 	}
 	var err error
 	p.walk(shards, func(lo, hi int64, mine bool) {
-		if !mine || err != nil {
+		unit := nodeUnit(lo)
+		if !mine || err != nil || p.done(unit) {
 			return
+		}
+		if p.Journal != nil {
+			if err = p.mark(ctx, unit, JournalStarted); err != nil {
+				return
+			}
+			wctx = p.unitCtx(ctx, unit)
+			defer func() {
+				if err == nil {
+					if err = flush(); err == nil {
+						err = p.mark(ctx, unit, JournalDone)
+					}
+				}
+			}()
 		}
 		for id := lo; id < hi && err == nil; id++ {
 			if err = ctx.Err(); err != nil {

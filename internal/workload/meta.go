@@ -43,9 +43,9 @@ func GraphMeta(cfg *config.Config, dataHash, toolVersion string, complete bool) 
 	}
 }
 
-// userSet reports whether the user chose key's value (main config file or
+// UserSet reports whether the user chose key's value (main config file or
 // -D), as opposed to a default or the workload file.
-func userSet(cfg *config.Config, key string) bool {
+func UserSet(cfg *config.Config, key string) bool {
 	if cfg.Props == nil {
 		return false
 	}
@@ -80,7 +80,7 @@ func AdoptMeta(cfg *config.Config, meta map[string]string, dataHash string) (ado
 		if perr != nil || n == *f.dst {
 			continue
 		}
-		if userSet(cfg, f.key) {
+		if UserSet(cfg, f.key) {
 			diffs = append(diffs, fmt.Sprintf("%s: loaded graph has %d, config says %d (%s)", f.key, n, *f.dst, cfg.Props.Where(f.key)))
 			continue
 		}
@@ -89,7 +89,7 @@ func AdoptMeta(cfg *config.Config, meta map[string]string, dataHash string) (ado
 	}
 	if v, ok := meta[MetaLinkTypeCount]; ok {
 		if n, perr := strconv.Atoi(v); perr == nil && n != cfg.LinkTypeCount {
-			if userSet(cfg, MetaLinkTypeCount) {
+			if UserSet(cfg, MetaLinkTypeCount) {
 				diffs = append(diffs, fmt.Sprintf("link_type_count: loaded graph has %d, config says %d (%s)", n, cfg.LinkTypeCount, cfg.Props.Where(MetaLinkTypeCount)))
 			} else {
 				cfg.LinkTypeCount = n
@@ -104,11 +104,68 @@ func AdoptMeta(cfg *config.Config, meta map[string]string, dataHash string) (ado
 		diffs = append(diffs, fmt.Sprintf("data_file: the loaded graph used %s (sha256 %.12s), config uses %s (sha256 %.12s)", meta[MetaDataFile], v, cfg.DataFile, dataHash))
 	}
 	if v, ok := meta[MetaComplete]; ok && v == "false" {
-		diffs = append(diffs, "the load of this graph did not complete; load it again")
+		diffs = append(diffs, "the load of this graph did not complete; finish it with `linkbench load --resume`, or load again with --truncate")
 	}
 	if len(diffs) > 0 {
 		sort.Strings(diffs)
 		return adopted, fmt.Errorf("the config does not match the loaded graph:\n  %s\nremove these settings to use the loaded graph's values, or load again with them", strings.Join(diffs, "\n  "))
 	}
 	return adopted, nil
+}
+
+// Keys of an interrupted load's record, which load --resume reads.
+const (
+	MetaLoadTimeMs = "load_time_ms"
+	MetaLoadParams = "load_params"
+	// JournalState is the key, under a journal prefix, that says a load
+	// with that prefix is under way or was interrupted ("open").
+	JournalState = "state"
+	JournalOpen  = "open"
+)
+
+// JournalPrefix is the metadata prefix of the load journal of one process
+// of a load split into shards (0 of 1 for an unsplit load).
+func JournalPrefix(shard, shards int) string {
+	return fmt.Sprintf("journal.%dof%d.", shard, shards)
+}
+
+// LoadParams renders, one key=value per line, every setting that shapes
+// the rows a load writes or how it splits them into journal units: a
+// resumed load must use exactly these.
+func LoadParams(cfg *config.Config, dataHash string, nowMs int64) string {
+	lines := []string{
+		fmt.Sprintf("startid1=%d", cfg.StartID1),
+		fmt.Sprintf("maxid1=%d", cfg.MaxID1),
+		fmt.Sprintf("link_type_count=%d", cfg.LinkTypeCount),
+		fmt.Sprintf("randomid2max=%d", cfg.RandomID2Max),
+		fmt.Sprintf("nlinks=%+v", cfg.NLinks),
+		fmt.Sprintf("data_file_sha256=%s", dataHash),
+		fmt.Sprintf("link_datasize=%v", cfg.LinkDataSize),
+		fmt.Sprintf("node_datasize=%v", cfg.NodeDataSize),
+		fmt.Sprintf("link_datagen=%+v", cfg.LinkAddGen),
+		fmt.Sprintf("node_datagen=%+v", cfg.NodeAddGen),
+		fmt.Sprintf("load_random_seed=%d", cfg.LoadRandomSeed),
+		fmt.Sprintf("load_time_ms=%d", nowMs),
+		fmt.Sprintf("loader_chunk_size=%d", cfg.LoaderChunkSize),
+		fmt.Sprintf("generate_nodes=%t", cfg.GenerateNodes),
+	}
+	return strings.Join(lines, "\n")
+}
+
+// DiffLoadParams lists the settings that differ between a recorded
+// LoadParams and the current one, as "key: recorded X, now Y".
+func DiffLoadParams(recorded, now string) []string {
+	old := map[string]string{}
+	for _, l := range strings.Split(recorded, "\n") {
+		k, v, _ := strings.Cut(l, "=")
+		old[k] = v
+	}
+	var diffs []string
+	for _, l := range strings.Split(now, "\n") {
+		k, v, _ := strings.Cut(l, "=")
+		if o, ok := old[k]; !ok || o != v {
+			diffs = append(diffs, fmt.Sprintf("%s: interrupted load had %s, now %s", k, o, v))
+		}
+	}
+	return diffs
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -119,16 +120,57 @@ func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
 	}
 	m := map[string]string{}
 	err := s.meta.FindOne(ctx, byID(metaKey)).Decode(&d)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return m, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, classify(err)
 	}
 	for _, p := range d.Pairs {
 		m[p.K] = p.V
 	}
-	return m, nil
+	cur, err := s.meta.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: keyDocPrefix}, {Key: "$lt", Value: prefixEnd(keyDocPrefix)}}}})
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		var kd struct {
+			ID string `bson:"_id"`
+			V  string `bson:"v"`
+		}
+		if err := cur.Decode(&kd); err != nil {
+			return nil, err
+		}
+		m[strings.TrimPrefix(kd.ID, keyDocPrefix)] = kd.V
+	}
+	return m, classify(cur.Err())
+}
+
+// keyDocPrefix starts the _id of the meta documents that hold one key
+// each: the load journal, which many loaders update at once.
+const keyDocPrefix = "key:"
+
+// prefixEnd is the smallest string above every string starting with p
+// (p's last byte is never 0xff here).
+func prefixEnd(p string) string {
+	b := []byte(p)
+	b[len(b)-1]++
+	return string(b)
+}
+
+// UpdateMeta implements store.Journaler: each key is its own document, so
+// concurrent loaders never rewrite each other's entries.
+func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePrefix string) error {
+	if deletePrefix != "" {
+		lo := keyDocPrefix + deletePrefix
+		if _, err := s.meta.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: lo}, {Key: "$lt", Value: prefixEnd(lo)}}}}); err != nil {
+			return classify(err)
+		}
+	}
+	for k, v := range set {
+		if _, err := s.meta.UpdateOne(ctx, byID(keyDocPrefix+k), bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: v}}}}, upsert); err != nil {
+			return classify(err)
+		}
+	}
+	return nil
 }
 
 // PutMeta implements store.MetaStore. The pairs are an array, not a
@@ -147,6 +189,9 @@ func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
 		}
 		return 0
 	})
+	if _, err := s.meta.DeleteMany(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: keyDocPrefix}, {Key: "$lt", Value: prefixEnd(keyDocPrefix)}}}}); err != nil {
+		return classify(err)
+	}
 	_, err := s.meta.ReplaceOne(ctx, byID(metaKey), bson.D{{Key: "_id", Value: metaKey}, {Key: "pairs", Value: pairs}}, options.Replace().SetUpsert(true))
 	return classify(err)
 }
@@ -264,10 +309,28 @@ func (s *Store) insert(ctx context.Context, c *mongo.Collection, docs []any) err
 		return nil
 	}
 	_, err := c.InsertMany(ctx, docs, unordered)
+	if err != nil && store.SkipExisting(ctx) && onlyDuplicates(err) {
+		return nil // a replayed unit: the rows already written are identical
+	}
 	if err != nil {
 		return fmt.Errorf("load %s: %w", c.Name(), classify(err))
 	}
 	return nil
+}
+
+// onlyDuplicates reports whether every failed write of an unordered
+// insertMany failed on a duplicate key (the others were written).
+func onlyDuplicates(err error) bool {
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || bwe.WriteConcernError != nil || len(bwe.WriteErrors) == 0 {
+		return false
+	}
+	for _, we := range bwe.WriteErrors {
+		if we.Code != 11000 {
+			return false
+		}
+	}
+	return true
 }
 
 // LoadNodes implements store.BulkLoader.

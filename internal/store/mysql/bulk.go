@@ -47,12 +47,15 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 	if err := s.r.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+q(s.t.Link)+")").Scan(&any); err != nil {
 		return classify(err)
 	}
-	if any != 0 {
-		return nil
-	}
 	var n int
 	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = 'id1_type'", s.t.Link).Scan(&n); err != nil {
 		return classify(err)
+	}
+	if any != 0 {
+		// A load that was interrupted left the index dropped: a resumed
+		// load builds it at its end.
+		s.droppedIdx = n == 0
+		return nil
 	}
 	if n > 0 {
 		s.st.close()
@@ -64,9 +67,18 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 	return nil
 }
 
+// insertVerb is INSERT, or INSERT IGNORE when a replayed load unit may
+// find some of its rows already written (store.SkipExisting).
+func insertVerb(ctx context.Context) string {
+	if store.SkipExisting(ctx) {
+		return "INSERT IGNORE INTO "
+	}
+	return "INSERT INTO "
+}
+
 // LoadNodes implements store.BulkLoader.
 func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
-	err := s.insertBatched(ctx, "INSERT INTO "+q(s.t.Node)+" (id, type, version, time, data) VALUES ", 5, len(nodes), func(i int, a []any) []any {
+	err := s.insertBatched(ctx, insertVerb(ctx)+q(s.t.Node)+" (id, type, version, time, data) VALUES ", 5, len(nodes), func(i int, a []any) []any {
 		n := &nodes[i]
 		return append(a, n.ID, n.Type, n.Version, n.Time, nonNil(n.Data))
 	})
@@ -88,7 +100,7 @@ func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
 		}
 		s.noInfile.Store(true) // the server refuses LOCAL INFILE: use INSERTs
 	}
-	err := s.insertBatched(ctx, "INSERT INTO "+q(s.t.Link)+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links), func(i int, a []any) []any {
+	err := s.insertBatched(ctx, insertVerb(ctx)+q(s.t.Link)+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links), func(i int, a []any) []any {
 		l := &links[i]
 		return append(a, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
 	})
@@ -100,7 +112,7 @@ func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
 
 // LoadCounts implements store.BulkLoader.
 func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
-	err := s.insertBatched(ctx, "INSERT INTO "+q(s.t.Count)+" (id, link_type, count, time, version) VALUES ", 5, len(counts), func(i int, a []any) []any {
+	err := s.insertBatched(ctx, insertVerb(ctx)+q(s.t.Count)+" (id, link_type, count, time, version) VALUES ", 5, len(counts), func(i int, a []any) []any {
 		c := &counts[i]
 		return append(a, c.ID1, c.LinkType, c.Count, c.Time, c.Version)
 	})
@@ -156,6 +168,11 @@ func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
 // PutMeta implements store.MetaStore.
 func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error { return sqlstore.PutMeta(ctx, tx, q(store.MetaTable), meta) })
+}
+
+// UpdateMeta implements store.Journaler.
+func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePrefix string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return sqlstore.UpdateMeta(ctx, tx, q(store.MetaTable), set, deletePrefix) })
 }
 
 // ScanCounts implements store.Scanner.

@@ -10,6 +10,7 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
 )
 
 var readerSeq atomic.Int64
@@ -55,7 +56,11 @@ func (s *Store) loadLinksInfile(ctx context.Context, links []graph.Link) error {
 	name := fmt.Sprintf("linkbench-%d", readerSeq.Add(1))
 	gomysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(buf.Bytes()) })
 	defer gomysql.DeregisterReaderHandler(name)
-	_, err := s.load.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+q(s.t.Link)+
+	ignore := ""
+	if store.SkipExisting(ctx) {
+		ignore = "IGNORE "
+	}
+	_, err := s.load.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' "+ignore+"INTO TABLE "+q(s.t.Link)+
 		" CHARACTER SET latin1 (id1, id2, link_type, visibility, data, time, version)")
 	return classify(err)
 }

@@ -152,6 +152,26 @@ func (s *Store) PutMeta(_ context.Context, meta map[string]string) error {
 	return b.Commit(pebble.Sync)
 }
 
+// UpdateMeta implements store.Journaler. Bulk loads are plain Sets, which
+// a replay repeats harmlessly; the synced commit here also makes every
+// earlier unsynced load batch durable (one write-ahead log).
+func (s *Store) UpdateMeta(_ context.Context, set map[string]string, deletePrefix string) error {
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	b := s.db.NewBatch()
+	defer b.Close()
+	if deletePrefix != "" {
+		lo := append([]byte{pMeta}, deletePrefix...)
+		hi := append([]byte{pMeta}, deletePrefix...)
+		hi[len(hi)-1]++ // prefixes end in '.', never 0xff
+		b.DeleteRange(lo, hi, nil)
+	}
+	for k, v := range set {
+		b.Set(append([]byte{pMeta}, k...), []byte(v), nil)
+	}
+	return b.Commit(pebble.Sync)
+}
+
 // ScanCounts implements store.Scanner.
 func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{pCount}, UpperBound: []byte{pCount + 1}})

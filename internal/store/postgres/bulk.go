@@ -3,15 +3,33 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
 )
 
+// copy writes rows with binary COPY. With store.SkipExisting (a replayed
+// load unit) the rows are copied into a temporary table first and moved
+// with INSERT ... ON CONFLICT DO NOTHING, as COPY has no such clause.
 func (s *Store) copy(ctx context.Context, table string, cols []string, n int, row func(i int) ([]any, error)) error {
-	_, err := s.pool.CopyFrom(ctx, pgx.Identifier{s.schema, table}, cols, pgx.CopyFromSlice(n, row))
-	return classify(err)
+	if !store.SkipExisting(ctx) {
+		_, err := s.pool.CopyFrom(ctx, pgx.Identifier{s.schema, table}, cols, pgx.CopyFromSlice(n, row))
+		return classify(err)
+	}
+	return classify(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		target := pgx.Identifier{s.schema, table}.Sanitize()
+		if _, err := tx.Exec(ctx, "CREATE TEMP TABLE linkbench_replay (LIKE "+target+" INCLUDING DEFAULTS) ON COMMIT DROP"); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"linkbench_replay"}, cols, pgx.CopyFromSlice(n, row)); err != nil {
+			return err
+		}
+		list := strings.Join(cols, ", ")
+		_, err := tx.Exec(ctx, "INSERT INTO "+target+" ("+list+") SELECT "+list+" FROM linkbench_replay ON CONFLICT DO NOTHING")
+		return err
+	}))
 }
 
 // BeginLoad implements store.BulkLoader: with defer_index and an empty
@@ -25,6 +43,13 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 		return classify(err)
 	}
 	if any {
+		// A load that was interrupted left the index dropped: a resumed
+		// load builds it at its end.
+		var missing bool
+		if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NULL", pgx.Identifier{s.schema, "id1_type"}.Sanitize()).Scan(&missing); err != nil {
+			return classify(err)
+		}
+		s.droppedIdx = missing
 		return nil
 	}
 	if _, err := s.pool.Exec(ctx, "DROP INDEX IF EXISTS "+pgx.Identifier{s.schema, "id1_type"}.Sanitize()); err != nil {
@@ -138,6 +163,23 @@ func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
 		}
 		for k, v := range meta {
 			if _, err := tx.Exec(ctx, "INSERT INTO "+s.metaTable()+" (k, v) VALUES ($1, $2)", k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+// UpdateMeta implements store.Journaler.
+func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePrefix string) error {
+	return classify(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if deletePrefix != "" {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+s.metaTable()+" WHERE substr(k, 1, $1) = $2", len(deletePrefix), deletePrefix); err != nil {
+				return err
+			}
+		}
+		for k, v := range set {
+			if _, err := tx.Exec(ctx, "INSERT INTO "+s.metaTable()+" (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v", k, v); err != nil {
 				return err
 			}
 		}

@@ -51,6 +51,14 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 				return classify(err)
 			}
 			s.droppedIdx = true
+		} else {
+			// A load that was interrupted left the index dropped: a
+			// resumed load builds it at its end.
+			var n int
+			if err := s.w.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'id1_type'").Scan(&n); err != nil {
+				return classify(err)
+			}
+			s.droppedIdx = n == 0
 		}
 	}
 	return nil
@@ -159,6 +167,12 @@ func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
 // PutMeta implements store.MetaStore.
 func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error { return sqlstore.PutMeta(ctx, tx, store.MetaTable, meta) })
+}
+
+// UpdateMeta implements store.Journaler. The bulk loads are INSERT OR
+// REPLACE already, so replayed rows need nothing more.
+func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePrefix string) error {
+	return s.writeTx(ctx, func(tx *sql.Tx) error { return sqlstore.UpdateMeta(ctx, tx, store.MetaTable, set, deletePrefix) })
 }
 
 // ScanCounts implements store.Scanner.

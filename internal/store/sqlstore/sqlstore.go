@@ -120,6 +120,23 @@ func PutMeta(ctx context.Context, tx *sql.Tx, metaTable string, meta map[string]
 	return nil
 }
 
+// UpdateMeta deletes the keys that start with deletePrefix (when it is not
+// empty) and sets the given keys inside tx, leaving the other keys. REPLACE
+// INTO is both SQLite's and MySQL's upsert.
+func UpdateMeta(ctx context.Context, tx *sql.Tx, metaTable string, set map[string]string, deletePrefix string) error {
+	if deletePrefix != "" {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+metaTable+" WHERE substr(k, 1, ?) = ?", len(deletePrefix), deletePrefix); err != nil {
+			return err
+		}
+	}
+	for k, v := range set {
+		if _, err := tx.ExecContext(ctx, "REPLACE INTO "+metaTable+" (k, v) VALUES (?, ?)", k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ScanList appends the rows of a list query (id2, data, time, version).
 func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifier) ([]graph.Link, error) {
 	defer rows.Close()
