@@ -35,5 +35,5 @@ rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] || exit "$rc"
 
 # The outage tests kill -9 and restart the servers, so they run alone.
-LINKBENCH_OUTAGE_TESTS=1 go test -count=1 -timeout 10m -run 'TestServerOutageMidRun' -v ./cmd/linkbench 2>&1 | tee -a /tmp/linkbench-test.log | grep -E '^(---|===|ok|FAIL|PASS)|outage_test'
+LINKBENCH_OUTAGE_TESTS=1 go test -count=1 -timeout 10m -run 'TestServerOutageMidRun|TestLoadResumesAfterServerKill' -v ./cmd/linkbench 2>&1 | tee -a /tmp/linkbench-test.log | grep -E '^(---|===|ok|FAIL|PASS)|outage_test'
 exit "${PIPESTATUS[0]}"

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestServerOutageMidRun kills -9 the real server during a request phase and
@@ -93,4 +97,84 @@ func TestServerOutageMidRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoadResumesAfterServerKill kills -9 PostgreSQL in the middle of a
+// load, restarts it, and finishes the load with load --resume: the graph
+// must equal an uninterrupted load's, row for row.
+func TestLoadResumesAfterServerKill(t *testing.T) {
+	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
+		t.Skip("set LINKBENCH_OUTAGE_TESTS=1 (make test-outage) to run the outage tests")
+	}
+	url := os.Getenv("LINKBENCH_TEST_PG_URL")
+	if url == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("LINKBENCH_TEST_PG_URL is not set; run scripts/postgres.sh start")
+		}
+		t.Skip("LINKBENCH_TEST_PG_URL not set")
+	}
+	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "postgres.sh"))
+	dir := t.TempDir()
+	graph := []string{"-c", repoConfig(t, "LinkConfigPgsql.properties"), "-D", "url=" + url, "-D", "maxid1=60001",
+		"-D", "loaders=2", "-D", "load_random_seed=77", "-D", "load_time_ms=1700000000000", "-D", "progressfreq=1", "--no-results"}
+	type result struct {
+		errOut string
+		code   int
+	}
+	done := make(chan result, 1)
+	go func() {
+		// One try per bulk call: the load fails as soon as the server is gone.
+		_, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "-D", "pg_schema=lbresume", "-D", "retry_attempts=1"}, graph...)...)
+		done <- result{errOut, code}
+	}()
+	time.Sleep(3 * time.Second) // part of the graph is written (the whole load takes about 8 s)
+	if out, err := exec.Command("bash", script, "kill").CombinedOutput(); err != nil {
+		t.Fatalf("kill: %v %s", err, out)
+	}
+	start := time.Now()
+	r := <-done
+	t.Logf("the load failed %v after the kill", time.Since(start))
+	if out, err := exec.Command("bash", script, "restart").CombinedOutput(); err != nil {
+		t.Fatalf("restart: %v %s", err, out)
+	}
+	if r.code != 1 || !strings.Contains(r.errOut, "load --resume") {
+		t.Fatalf("load during the outage: exit %d, want 1 and a hint to resume\n%s", r.code, r.errOut)
+	}
+	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--resume", "-D", "pg_schema=lbresume"}, graph...)...); code != 0 || !strings.Contains(errOut, "resuming the interrupted load") {
+		t.Fatalf("resume: exit %d\n%s", code, errOut)
+	}
+	t.Logf("resumed %v after the kill", time.Since(start))
+	start = time.Now()
+	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "-D", "pg_schema=lbfull"}, graph...)...); code != 0 {
+		t.Fatalf("reference load: %s", errOut)
+	}
+	t.Logf("reference load %v", time.Since(start))
+	if a, b := pgGraphDigest(t, url, "lbresume"), pgGraphDigest(t, url, "lbfull"); a != b {
+		t.Fatalf("the resumed graph differs from an uninterrupted load's:\n%s\nvs\n%s", a, b)
+	}
+}
+
+// pgGraphDigest digests every row of the three tables of a schema (an
+// order-independent sum of row hashes, with the row counts).
+func pgGraphDigest(t *testing.T, url, schema string) string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var b strings.Builder
+	for _, q := range []string{
+		"SELECT count(*), sum(hashtextextended(concat_ws(',', id1, id2, link_type, visibility, encode(data, 'hex'), time, version), 0))::text FROM %s.linktable",
+		"SELECT count(*), sum(hashtextextended(concat_ws(',', id, link_type, count, time, version), 0))::text FROM %s.counttable",
+		"SELECT count(*), sum(hashtextextended(concat_ws(',', id, type, version, time, encode(data, 'hex')), 0))::text FROM %s.nodetable",
+	} {
+		var n int64
+		var sum string
+		if err := conn.QueryRow(context.Background(), fmt.Sprintf(q, pgx.Identifier{schema}.Sanitize())).Scan(&n, &sum); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%d rows %s\n", n, sum)
+	}
+	return b.String()
 }
