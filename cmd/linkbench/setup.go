@@ -13,6 +13,7 @@ import (
 	"github.com/linkbench/linkbench/internal/dist"
 	"github.com/linkbench/linkbench/internal/gen"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/shard"
 )
 
 // zeroConfigDefaults is the laptop-scale benchmark used when no -c is
@@ -133,7 +134,7 @@ func (a *app) setup() (*env, error) {
 
 // open connects to the store, sized for concurrency goroutines.
 func (e *env) open(ctx context.Context, concurrency int) (store.Store, error) {
-	st, err := e.drv.Open(ctx, store.Options{Props: e.cfg.Props, Concurrency: concurrency, Logf: e.log.Infof})
+	st, err := shard.Open(ctx, e.drv, store.Options{Props: e.cfg.Props, Concurrency: concurrency, Logf: e.log.Infof})
 	if err != nil {
 		return nil, fmt.Errorf("open %s store: %w", e.drv.Name, err)
 	}

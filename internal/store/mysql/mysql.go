@@ -88,6 +88,14 @@ func dsnConfig(p store.Props) (*gomysql.Config, error) {
 		cfg.Passwd, _ = p.Get("password")
 		cfg.DBName = store.DatabaseName(p, "linkdb0")
 	}
+	// One target of a sharded store (package shard): its host and database
+	// replace those of url or host/port/dbid.
+	if h := store.String(p, "target_host", ""); h != "" {
+		cfg.Addr = h
+	}
+	if d := store.String(p, "target_database", ""); d != "" {
+		cfg.DBName = d
+	}
 	if v := store.String(p, "tls", ""); v != "" {
 		cfg.TLSConfig = v
 	}

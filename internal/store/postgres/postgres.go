@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -82,6 +83,23 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(cs)
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL connection settings: %v", redactErr(err))
+	}
+	// One target of a sharded store (package shard): its host and database
+	// replace those of url or host/port/dbid.
+	if h := store.String(p, "target_host", ""); h != "" {
+		host, port, err := net.SplitHostPort(h)
+		if err != nil {
+			return nil, fmt.Errorf("hosts: %q is not host:port", h)
+		}
+		n, err := strconv.ParseUint(port, 10, 16)
+		if err != nil {
+			return nil, fmt.Errorf("hosts: %q has no valid port", h)
+		}
+		cfg.ConnConfig.Host, cfg.ConnConfig.Port = host, uint16(n)
+		cfg.ConnConfig.Fallbacks = nil
+	}
+	if d := store.String(p, "target_database", ""); d != "" {
+		cfg.ConnConfig.Database = d
 	}
 	cfg.MaxConns = int32(max(o.Concurrency, 1) + 2)
 	cfg.MinConns = 0
