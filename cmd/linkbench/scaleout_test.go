@@ -48,7 +48,9 @@ func TestTwoDatabaseTarget(t *testing.T) {
 	prefix := fmt.Sprintf("lbshard%d_", os.Getpid())
 	pgExec(t, url, "DROP DATABASE IF EXISTS "+prefix+"0", "DROP DATABASE IF EXISTS "+prefix+"1",
 		"CREATE DATABASE "+prefix+"0", "CREATE DATABASE "+prefix+"1")
-	t.Cleanup(func() { pgExec(t, url, "DROP DATABASE IF EXISTS "+prefix+"0 WITH (FORCE)", "DROP DATABASE IF EXISTS "+prefix+"1 WITH (FORCE)") })
+	t.Cleanup(func() {
+		pgExec(t, url, "DROP DATABASE IF EXISTS "+prefix+"0 WITH (FORCE)", "DROP DATABASE IF EXISTS "+prefix+"1 WITH (FORCE)")
+	})
 	dir := t.TempDir()
 	common := []string{"-c", repoConfig(t, "LinkConfigPgsql.properties"), "-D", "url=" + url, "-D", "dbcount=2", "-D", "dbprefix=" + prefix,
 		"-D", "nlinks_func=const", "-D", "nlinks_default=6", "-D", "maxid1=3001", "--no-results"}
