@@ -25,6 +25,7 @@ type options struct {
 	noResults  bool
 	truncate   bool
 	resume     bool
+	resumeAuto bool
 	load, req  bool // the reference's -l and -r
 	drop       bool // init --drop
 	cpuProfile string
@@ -166,6 +167,7 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 	}
 	loadCmd.Flags().BoolVar(&a.opts.truncate, "truncate", false, "empty the store before loading (otherwise a non-empty store is refused)")
 	loadCmd.Flags().BoolVar(&a.opts.resume, "resume", false, "continue an interrupted load from its last written units (same settings; the store keeps the journal)")
+	loadCmd.Flags().BoolVar(&a.opts.resumeAuto, "resume-if-interrupted", false, "--resume when the store holds an interrupted load (of this --shard), else a new load: for pods and scripts that retry")
 	runCmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the request phase against a loaded store",

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"text/tabwriter"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -144,8 +147,55 @@ func (a *app) report(dirs []string, out string) error {
 	return nil
 }
 
+// expandBundles replaces each directory that is not itself a bundle by the
+// request-phase bundles found under it (up to three levels down, e.g.
+// DIR/shard-3/<stamp>-request), so one path can name a whole fleet's
+// results.
+func expandBundles(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "summary.json")); err == nil {
+			out = append(out, d)
+			continue
+		}
+		var found []string
+		root := filepath.Clean(d)
+		err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !e.IsDir() {
+				return nil
+			}
+			if strings.Count(strings.TrimPrefix(p, root), string(filepath.Separator)) > 3 || strings.HasPrefix(e.Name(), ".tmp-") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "summary.json")); err != nil {
+				return nil
+			}
+			if r, err := report.ReadBundle(p); err == nil && r.Phase == "request" {
+				found = append(found, p)
+			}
+			return filepath.SkipDir
+		})
+		if err != nil {
+			return nil, fmt.Errorf("report --merge: %w", err)
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("report --merge: %s is not a results bundle and holds no request-phase bundles", d)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
 // mergeBundles combines shard bundles into one new bundle.
 func (a *app) mergeBundles(dirs []string) error {
+	dirs, err := expandBundles(dirs)
+	if err != nil {
+		return err
+	}
 	var runs []*report.Results
 	var hists []map[graph.Op]*hdr.Histogram
 	for _, d := range dirs {

@@ -127,6 +127,19 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		return err
 	}
 	journal, canResume := st.(store.Journaler)
+	if a.opts.resumeAuto && canResume && !a.opts.truncate {
+		shard, shards, err := parseShard(a.opts.shard)
+		if err != nil {
+			return err
+		}
+		meta, err := journal.GetMeta(ctx)
+		if err != nil {
+			return fmt.Errorf("read the load record: %w", err)
+		}
+		if meta[workload.JournalPrefix(shard, shards)+workload.JournalState] == workload.JournalOpen {
+			a.opts.resume = true
+		}
+	}
 	switch {
 	case a.opts.resume && a.opts.truncate:
 		return errors.New("--resume continues an interrupted load and --truncate empties the store: give one of them")

@@ -71,7 +71,7 @@ func TestResumeAfterCtrlC(t *testing.T) {
 	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--resume", "-D", "link_datasize=99"}, graph...)...); code != 1 || !strings.Contains(errOut, "link_datasize: interrupted load had 23, now 99") {
 		t.Fatalf("resume with other settings: exit %d %s", code, errOut)
 	}
-	out, errOut, code := runCLI(t, dir, append([]string{"load", "--resume"}, graph...)...)
+	out, errOut, code := runCLI(t, dir, append([]string{"load", "--resume-if-interrupted"}, graph...)...)
 	if code != 0 || !strings.Contains(out, "LOAD PHASE COMPLETED") || !strings.Contains(errOut, "resuming the interrupted load") {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -122,5 +122,13 @@ func TestResumeRefusals(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 1 and %q", c.args, code, errOut, c.want)
 		}
+	}
+	// With nothing interrupted, --resume-if-interrupted is a new load.
+	small := []string{"load", "--resume-if-interrupted", "-D", "maxid1=101", "-D", "nlinks_func=const", "-D", "nlinks_default=2", "--no-results"}
+	if out, errOut, code := runCLI(t, dir, small...); code != 0 || !strings.Contains(out, "LOAD PHASE COMPLETED") || strings.Contains(errOut, "resuming") {
+		t.Fatalf("--resume-if-interrupted on an empty store: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, dir, small...); code != 1 || !strings.Contains(errOut, "already holds a graph") {
+		t.Fatalf("--resume-if-interrupted after a complete load: exit %d %s", code, errOut)
 	}
 }

@@ -135,3 +135,31 @@ func TestThreeProcessLoadEqualsOne(t *testing.T) {
 		t.Fatalf("three processes loaded a different graph:\n%s\nvs one process:\n%s", b, a)
 	}
 }
+
+// TestMergeFleetDirectory: report --merge given the parent directory of
+// a fleet's results finds every shard's request bundle (not the load
+// ones) and sums them.
+func TestMergeFleetDirectory(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	graph := []string{"-D", "maxid1=2001", "-D", "nlinks_func=const", "-D", "nlinks_default=3"}
+	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--results-dir", filepath.Join(results, "load")}, graph...)...); code != 0 {
+		t.Fatalf("load: %s", errOut)
+	}
+	var want int64
+	for i := 0; i < 2; i++ {
+		_, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "requesters=2", "-D", "requests=500", "-D", "maxtime=30", "-D", "warmup_time=0",
+			"--shard", fmt.Sprintf("%d/2", i), "--results-dir", filepath.Join(results, fmt.Sprintf("shard-%d", i))}, graph...)...)
+		if code != 0 {
+			t.Fatalf("shard %d: exit %d %s", i, code, errOut)
+		}
+		want += 2 * 500 // requesters x requests
+	}
+	out, errOut, code := runCLI(t, dir, "report", "--merge", results, "--results-dir", filepath.Join(dir, "merged"))
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("merged 2 bundles: %d requests", want)) {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, dir, "report", "--merge", filepath.Join(dir, "merged")); code != 1 || !strings.Contains(errOut, "holds no request-phase bundles") {
+		t.Fatalf("merge of an empty path: exit %d %s", code, errOut)
+	}
+}

@@ -232,6 +232,11 @@ func classify(err error) error {
 		switch me.Number {
 		case 1213, 1205, 1180, 1020:
 			return graph.Transient(err)
+		case 9007, 8002, 8022, 8028, 9006:
+			// TiDB: write conflicts of optimistic and pessimistic
+			// transactions, a retry-limit hit, a schema change under the
+			// transaction, GC life time: all worth another try.
+			return graph.Transient(err)
 		case 1146, 1054:
 			return graph.Schema(fmt.Errorf("%s; run `linkbench init` to create the schema", me.Message))
 		case 2006, 2013, 1927, 1053:
