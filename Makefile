@@ -8,7 +8,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: build run test test-unit test-outage bench vet clean
+.PHONY: build run test test-unit test-outage test-tidb bench vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/linkbench
@@ -39,3 +39,10 @@ bench:
 
 clean:
 	rm -rf bin linkbench-data linkbench-results
+
+# test-tidb is opt-in (TiDB takes about 8 minutes to build the first time):
+# the store conformance suite and a load, run and check against TiDB.
+test-tidb:
+	bash scripts/tidb.sh start
+	LINKBENCH_TEST_TIDB="$$(bash scripts/tidb.sh url)" $(GO) test -count=1 -run 'TiDB' -v ./internal/store/mysql ./cmd/linkbench; \
+	rc=$$?; bash scripts/tidb.sh stop; exit $$rc

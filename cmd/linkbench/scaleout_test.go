@@ -163,3 +163,26 @@ func TestMergeFleetDirectory(t *testing.T) {
 		t.Fatalf("merge of an empty path: exit %d %s", code, errOut)
 	}
 }
+
+// TestTiDBLoadRunCheck drives TiDB through the MySQL store (opt-in: make
+// test-tidb builds and starts it).
+func TestTiDBLoadRunCheck(t *testing.T) {
+	url := os.Getenv("LINKBENCH_TEST_TIDB")
+	if url == "" {
+		t.Skip("LINKBENCH_TEST_TIDB not set (make test-tidb)")
+	}
+	dir := t.TempDir()
+	common := []string{"-c", repoConfig(t, "LinkConfigMysql.properties"), "-D", "url=" + url, "-D", "nlinks_func=const", "-D", "nlinks_default=5",
+		"-D", "maxid1=5001", "-D", "loaders=2", "--no-results"}
+	if out, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate"}, common...)...); code != 0 || !strings.Contains(out, "LOAD PHASE COMPLETED") {
+		t.Fatalf("load: exit %d\n%s\n%s", code, out, errOut)
+	}
+	out, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "requesters=8", "-D", "maxtime=10", "-D", "requests=0", "-D", "warmup_time=0"}, common...)...)
+	if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") || !strings.Contains(errOut, "server_kind = TiDB") {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	t.Log(out)
+	if out, errOut, code := runCLI(t, dir, append([]string{"check"}, common...)...); code != 0 || !strings.Contains(out, "check passed") {
+		t.Fatalf("check: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

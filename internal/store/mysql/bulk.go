@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
@@ -198,14 +199,29 @@ func (s *Store) SizeOnDisk(ctx context.Context) (int64, error) {
 	return n.Int64, classify(err)
 }
 
+// serverKind names the server behind the MySQL protocol from its version
+// string: "TiDB", "MariaDB" or "MySQL".
+func serverKind(version string) string {
+	switch {
+	case strings.Contains(version, "TiDB"):
+		return "TiDB"
+	case strings.Contains(strings.ToLower(version), "mariadb"):
+		return "MariaDB"
+	}
+	return "MySQL"
+}
+
 // Describe implements store.Describer.
 func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	var v string
 	if err := s.r.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
 		return store.Description{}, classify(err)
 	}
-	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "engine": s.engine}}
-	for _, k := range []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "rocksdb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin", "transaction_isolation"} {
+	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "engine": s.engine, "server_kind": serverKind(v)}}
+	if serverKind(v) == "TiDB" {
+		d.Settings["engine"] = "TiDB (its own storage; mysql_engine does not apply)"
+	}
+	for _, k := range []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "rocksdb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin", "transaction_isolation", "tidb_txn_mode"} {
 		var val sql.NullString
 		if err := s.r.QueryRowContext(ctx, "SELECT @@"+k).Scan(&val); err == nil && val.Valid {
 			d.Settings[k] = val.String

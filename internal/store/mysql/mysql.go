@@ -42,6 +42,7 @@ type Store struct {
 	db         string
 	engine     string
 	partitions int64
+	kind       string // "MySQL", "MariaDB" or "TiDB", from the version string
 	t          store.Tables
 	deferIndex bool
 	droppedIdx bool
@@ -196,6 +197,17 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 			s.Close()
 			return nil, s.connectError(err, cfg.User)
 		}
+	}
+	var version string
+	if err := s.r.QueryRowContext(pctx, "SELECT VERSION()").Scan(&version); err != nil {
+		s.Close()
+		return nil, s.connectError(err, cfg.User)
+	}
+	s.kind = serverKind(version)
+	if s.kind == "TiDB" {
+		// TiDB's LOAD DATA re-encodes bytes above 127 of a latin1 column
+		// as UTF-8; its multi-row INSERTs keep them.
+		s.noInfile.Store(true)
 	}
 	return s, nil
 }
