@@ -34,6 +34,13 @@ go test -count=1 -timeout 40m ./... 2>&1 | tee /tmp/linkbench-test.log
 rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] || exit "$rc"
 
+# A short fuzz run of each parser of user input (the seed corpora also run
+# as plain tests above).
+go test -run '^$' -fuzz '^FuzzParseProperties$' -fuzztime 15s ./internal/config 2>&1 | tail -2
+[ "${PIPESTATUS[0]}" = 0 ] || exit 1
+go test -run '^$' -fuzz '^FuzzParseDataFile$' -fuzztime 15s ./internal/dist 2>&1 | tail -2
+[ "${PIPESTATUS[0]}" = 0 ] || exit 1
+
 # The outage tests kill -9 and restart the servers, so they run alone.
 LINKBENCH_OUTAGE_TESTS=1 go test -count=1 -timeout 10m -run 'TestServerOutageMidRun|TestLoadResumesAfterServerKill' -v ./cmd/linkbench 2>&1 | tee -a /tmp/linkbench-test.log | grep -E '^(---|===|ok|FAIL|PASS)|outage_test'
 exit "${PIPESTATUS[0]}"
