@@ -133,6 +133,9 @@ func TestConnectionErrors(t *testing.T) {
 // TestReconnectAfterRestart restarts the server under an open store: calls
 // that hit the restart fail as connection errors, later ones succeed.
 func TestReconnectAfterRestart(t *testing.T) {
+	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
+		t.Skip("restarts the shared server: runs with the outage tests (LINKBENCH_OUTAGE_TESTS=1, make test-outage), not beside other packages' tests")
+	}
 	testURL(t)
 	script, _ := filepath.Abs("../../../scripts/mariadb.sh")
 	if _, err := os.Stat(script); err != nil {

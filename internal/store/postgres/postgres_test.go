@@ -109,6 +109,9 @@ func TestConnectionErrors(t *testing.T) {
 // calls that hit the restart fail as connection errors and later calls
 // succeed on new connections.
 func TestReconnectAfterRestart(t *testing.T) {
+	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
+		t.Skip("restarts the shared server: runs with the outage tests (LINKBENCH_OUTAGE_TESTS=1, make test-outage), not beside other packages' tests")
+	}
 	testURL(t)
 	script, _ := filepath.Abs("../../../scripts/postgres.sh")
 	if _, err := os.Stat(script); err != nil {
