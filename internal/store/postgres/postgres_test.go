@@ -151,3 +151,36 @@ func TestReconnectAfterRestart(t *testing.T) {
 		t.Fatalf("count %d after restart", c)
 	}
 }
+
+// TestConcurrentInit: the processes of a --shard load start together and
+// each creates the schema; concurrent CREATE ... IF NOT EXISTS and CREATE
+// OR REPLACE FUNCTION on one schema must not fail ("tuple concurrently
+// updated").
+func TestConcurrentInit(t *testing.T) {
+	for round := 0; round < 3; round++ {
+		first := fresh(t, nil)
+		stores := []*Store{first}
+		for i := 0; i < 5; i++ {
+			s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": first.schema}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			stores = append(stores, s)
+		}
+		errs := make(chan error, len(stores))
+		start := make(chan struct{})
+		for _, s := range stores {
+			go func() {
+				<-start
+				errs <- s.Init(context.Background(), false)
+			}()
+		}
+		close(start)
+		for range stores {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: concurrent init: %v", round, err)
+			}
+		}
+	}
+}

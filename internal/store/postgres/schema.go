@@ -92,19 +92,33 @@ $fn$`)
 }
 
 // Init implements store.Initializer.
+//
+// The DDL runs in one transaction holding an advisory lock named after the
+// schema: the processes of a --shard load start together and each creates
+// the schema, and concurrent CREATE ... IF NOT EXISTS (or CREATE OR REPLACE
+// FUNCTION) of one object fail in PostgreSQL instead of waiting.
 func (s *Store) Init(ctx context.Context, drop bool) error {
-	if drop {
-		for _, t := range []string{s.t.Link, s.t.Count, s.t.Node, s.metaTable()} {
-			if _, err := s.pool.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
-				return fmt.Errorf("drop %s: %w", t, classify(err))
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "linkbench init "+s.schema); err != nil {
+			return classify(err)
+		}
+		if drop {
+			for _, t := range []string{s.t.Link, s.t.Count, s.t.Node, s.metaTable()} {
+				if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+					return fmt.Errorf("drop %s: %w", t, classify(err))
+				}
 			}
 		}
-	}
-	for _, q := range s.ddl() {
-		if _, err := s.pool.Exec(ctx, q); err != nil {
-			first, _, _ := strings.Cut(strings.TrimSpace(q), "\n")
-			return fmt.Errorf("%s: %w", first, classify(err))
+		for _, q := range s.ddl() {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				first, _, _ := strings.Cut(strings.TrimSpace(q), "\n")
+				return fmt.Errorf("%s: %w", first, classify(err))
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return s.CheckSchema(ctx)
 }
