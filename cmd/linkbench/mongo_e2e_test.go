@@ -10,19 +10,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	mongoopts "go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/linkbench/linkbench/internal/store/storetest"
 )
 
-// mongoURL is the throwaway FerretDB of scripts/ferretdb.sh; CI=true makes
-// a missing server a failure.
+// mongoURL is the throwaway FerretDB of scripts/ferretdb.sh.
 func mongoURL(t *testing.T) *url.URL {
 	t.Helper()
-	raw := os.Getenv("LINKBENCH_TEST_MONGO_URL")
-	if raw == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("LINKBENCH_TEST_MONGO_URL is not set; run scripts/ferretdb.sh start and export its url")
-		}
-		t.Skip("LINKBENCH_TEST_MONGO_URL not set (scripts/ferretdb.sh start)")
-	}
+	raw := storetest.ServerURL(t, storetest.MongoEnv)
 	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatal(err)

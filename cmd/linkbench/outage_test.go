@@ -106,13 +106,7 @@ func TestLoadResumesAfterServerKill(t *testing.T) {
 	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
 		t.Skip("set LINKBENCH_OUTAGE_TESTS=1 (make test-outage) to run the outage tests")
 	}
-	url := os.Getenv("LINKBENCH_TEST_PG_URL")
-	if url == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("LINKBENCH_TEST_PG_URL is not set; run scripts/postgres.sh start")
-		}
-		t.Skip("LINKBENCH_TEST_PG_URL not set")
-	}
+	url := pgURL(t)
 	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "postgres.sh"))
 	dir := t.TempDir()
 	graph := []string{"-c", repoConfig(t, "LinkConfigPgsql.properties"), "-D", "url=" + url, "-D", "maxid1=60001",

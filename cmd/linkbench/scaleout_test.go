@@ -11,19 +11,11 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/linkbench/linkbench/internal/store/storetest"
 )
 
-func pgURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("LINKBENCH_TEST_PG_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("LINKBENCH_TEST_PG_URL is not set; run scripts/postgres.sh start")
-		}
-		t.Skip("LINKBENCH_TEST_PG_URL not set (scripts/postgres.sh start)")
-	}
-	return u
-}
+func pgURL(t *testing.T) string { return storetest.ServerURL(t, storetest.PostgresEnv) }
 
 func pgExec(t *testing.T, url string, stmts ...string) {
 	t.Helper()

@@ -18,16 +18,7 @@ import (
 
 // testURL is the throwaway server of scripts/ferretdb.sh. Under CI=true a
 // missing server is a failure, never a skip.
-func testURL(t testing.TB) string {
-	u := os.Getenv("LINKBENCH_TEST_MONGO_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("LINKBENCH_TEST_MONGO_URL is not set; run scripts/ferretdb.sh start and export its url")
-		}
-		t.Skip("LINKBENCH_TEST_MONGO_URL not set (scripts/ferretdb.sh start)")
-	}
-	return u
-}
+func testURL(t testing.TB) string { return storetest.ServerURL(t, storetest.MongoEnv) }
 
 var dbSeq atomic.Int64
 

@@ -22,16 +22,7 @@ import (
 
 // testURL is the throwaway server of scripts/mariadb.sh. Under CI=true a
 // missing server is a failure, never a skip.
-func testURL(t testing.TB) string {
-	u := os.Getenv("LINKBENCH_TEST_MYSQL_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("LINKBENCH_TEST_MYSQL_URL is not set; run scripts/mariadb.sh start and export its url")
-		}
-		t.Skip("LINKBENCH_TEST_MYSQL_URL not set (scripts/mariadb.sh start)")
-	}
-	return u
-}
+func testURL(t testing.TB) string { return storetest.ServerURL(t, storetest.MySQLEnv) }
 
 var dbSeq atomic.Int64
 

@@ -21,16 +21,7 @@ import (
 
 // testURL is the throwaway server of scripts/postgres.sh. Under CI=true a
 // missing server is a failure, never a skip.
-func testURL(t testing.TB) string {
-	u := os.Getenv("LINKBENCH_TEST_PG_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("LINKBENCH_TEST_PG_URL is not set; run scripts/postgres.sh start and export its url")
-		}
-		t.Skip("LINKBENCH_TEST_PG_URL not set (scripts/postgres.sh start)")
-	}
-	return u
-}
+func testURL(t testing.TB) string { return storetest.ServerURL(t, storetest.PostgresEnv) }
 
 var schemaSeq atomic.Int64
 
