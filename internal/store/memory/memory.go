@@ -39,10 +39,16 @@ type rec struct {
 }
 
 // adj is the adjacency list and count row of one (id1, link_type).
+//
+// Records are only appended, so their indexes never change: inserting into
+// a large list moves 4-byte indexes, not records, and fixes up nothing.
+// An expunged record stays as a dead slot until they are half the list.
 type adj struct {
-	recs     []rec    // sorted by id2
-	order    []uint32 // indexes into recs of visible links, by (time desc, id2 desc)
-	unsorted bool     // recs and order need rebuilding (after a bulk load)
+	recs     []rec    // append-only; dead slots have vis == deadVis
+	byID     []uint32 // indexes of the live records, by id2
+	order    []uint32 // indexes of the visible records, by (time desc, id2 desc)
+	dead     int      // dead slots in recs
+	unsorted bool     // byID and order need building (after a bulk load)
 	hasCount bool
 	count    int64
 	cTime    int64
@@ -74,7 +80,7 @@ func (sh *linkShard) maybeCompact() {
 	for _, a := range sh.lists {
 		for i := range a.recs {
 			r := &a.recs[i]
-			if r.dataLen > 0 {
+			if r.dataLen > 0 && r.vis != deadVis {
 				d := old[r.arena][r.dataOff : r.dataOff+uint32(r.dataLen)]
 				r.arena, r.dataOff = sh.putData(d)
 			}
@@ -152,10 +158,23 @@ func (s *Store) nodeShard(id int64) *nodeShard {
 	return &s.nodes[(uint64(id)*0x9e3779b97f4a7c15>>40)%nodeShards]
 }
 
-// find returns the index of id2 in a.recs and whether it is there.
+// deadVis marks an expunged record's slot.
+const deadVis = 0xff
+
+// find returns the position of id2 in a.byID (where it would go when
+// absent) and whether it is there.
 func (a *adj) find(id2 int64) (int, bool) {
-	i := sort.Search(len(a.recs), func(i int) bool { return a.recs[i].id2 >= id2 })
-	return i, i < len(a.recs) && a.recs[i].id2 == id2
+	ids, recs := a.byID, a.recs
+	lo, hi := 0, len(ids)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if recs[ids[m]].id2 < id2 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(ids) && recs[ids[lo]].id2 == id2
 }
 
 // before reports whether x sorts before y in list order.
@@ -163,31 +182,68 @@ func before(x, y *rec) bool {
 	return x.time > y.time || (x.time == y.time && x.id2 > y.id2)
 }
 
-// sortOrder finishes a bulk-loaded list: recs sorted by id2 (the last
-// load of a duplicate id2 wins) and the visible order rebuilt.
+// sortOrder finishes a bulk-loaded list: the id2 index (the last load of
+// a duplicate id2 wins, the others become dead slots) and the visible
+// order.
 func (a *adj) sortOrder() {
 	if !a.unsorted {
 		return
 	}
-	sort.SliceStable(a.recs, func(i, j int) bool { return a.recs[i].id2 < a.recs[j].id2 })
-	w := 0
+	a.byID = a.byID[:0]
 	for i := range a.recs {
-		if w > 0 && a.recs[w-1].id2 == a.recs[i].id2 {
-			a.recs[w-1] = a.recs[i]
+		if a.recs[i].vis != deadVis {
+			a.byID = append(a.byID, uint32(i))
+		}
+	}
+	sort.SliceStable(a.byID, func(i, j int) bool { return a.recs[a.byID[i]].id2 < a.recs[a.byID[j]].id2 })
+	w := 0
+	for _, idx := range a.byID {
+		if w > 0 && a.recs[a.byID[w-1]].id2 == a.recs[idx].id2 {
+			a.kill(a.byID[w-1])
+			a.byID[w-1] = idx
 			continue
 		}
-		a.recs[w] = a.recs[i]
+		a.byID[w] = idx
 		w++
 	}
-	a.recs = a.recs[:w]
+	a.byID = a.byID[:w]
 	a.order = a.order[:0]
-	for i := range a.recs {
-		if a.recs[i].vis == graph.VisibilityDefault {
-			a.order = append(a.order, uint32(i))
+	for _, idx := range a.byID {
+		if a.recs[idx].vis == graph.VisibilityDefault {
+			a.order = append(a.order, idx)
 		}
 	}
 	sort.Slice(a.order, func(i, j int) bool { return before(&a.recs[a.order[i]], &a.recs[a.order[j]]) })
 	a.unsorted = false
+}
+
+// kill makes record idx a dead slot.
+func (a *adj) kill(idx uint32) {
+	a.recs[idx] = rec{vis: deadVis}
+	a.dead++
+}
+
+// compact drops the dead slots once they are half the records, remapping
+// the indexes (amortised over the expunges that made them).
+func (a *adj) compact() {
+	if a.dead < 64 || a.dead*2 < len(a.recs) {
+		return
+	}
+	remap := make([]uint32, len(a.recs))
+	live := make([]rec, 0, len(a.recs)-a.dead)
+	for i := range a.recs {
+		if a.recs[i].vis != deadVis {
+			remap[i] = uint32(len(live))
+			live = append(live, a.recs[i])
+		}
+	}
+	for j, idx := range a.byID {
+		a.byID[j] = remap[idx]
+	}
+	for j, idx := range a.order {
+		a.order[j] = remap[idx]
+	}
+	a.recs, a.dead = live, 0
 }
 
 // orderPos is the position of record idx in a.order, or where it would go.
@@ -216,18 +272,15 @@ func (a *adj) removeVisible(idx uint32) {
 	}
 }
 
-// insertRec inserts r at position i of recs, fixing the indexes in order.
-func (a *adj) insertRec(i int, r rec) {
-	a.recs = append(a.recs, rec{})
-	copy(a.recs[i+1:], a.recs[i:])
-	a.recs[i] = r
-	if !a.unsorted {
-		for j, o := range a.order {
-			if int(o) >= i {
-				a.order[j] = o + 1
-			}
-		}
-	}
+// insertRec appends r and puts its index at position pos of byID; it
+// returns the index.
+func (a *adj) insertRec(pos int, r rec) uint32 {
+	idx := uint32(len(a.recs))
+	a.recs = append(a.recs, r)
+	a.byID = append(a.byID, 0)
+	copy(a.byID[pos+1:], a.byID[pos:])
+	a.byID[pos] = idx
+	return idx
 }
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -257,10 +310,11 @@ func (s *Store) upsert(l *graph.Link) graph.WriteResult {
 		sh.lists[k] = a
 	}
 	a.sortOrder()
-	i, found := a.find(l.ID2)
+	pos, found := a.find(l.ID2)
 	res := graph.Inserted
 	delta := int64(0)
 	if found {
+		i := a.byID[pos]
 		r := &a.recs[i]
 		same := r.vis == l.Visibility && r.time == l.Time && r.version == l.Version && string(sh.data(r)) == string(data)
 		if same {
@@ -270,7 +324,7 @@ func (s *Store) upsert(l *graph.Link) graph.WriteResult {
 		}
 		wasVisible := r.vis == graph.VisibilityDefault
 		if wasVisible {
-			a.removeVisible(uint32(i))
+			a.removeVisible(i)
 		}
 		r.vis, r.time, r.version = l.Visibility, l.Time, l.Version
 		if string(sh.data(r)) != string(data) {
@@ -282,7 +336,7 @@ func (s *Store) upsert(l *graph.Link) graph.WriteResult {
 			sh.maybeCompact()
 		}
 		if r.vis == graph.VisibilityDefault {
-			a.addVisible(uint32(i))
+			a.addVisible(i)
 		}
 		switch {
 		case !wasVisible && r.vis == graph.VisibilityDefault:
@@ -293,9 +347,9 @@ func (s *Store) upsert(l *graph.Link) graph.WriteResult {
 	} else {
 		r := rec{id2: l.ID2, time: l.Time, version: l.Version, vis: l.Visibility, dataLen: uint8(len(data))}
 		r.arena, r.dataOff = sh.putData(data)
-		a.insertRec(i, r)
+		i := a.insertRec(pos, r)
 		if r.vis == graph.VisibilityDefault {
-			a.addVisible(uint32(i))
+			a.addVisible(i)
 			delta = 1
 		}
 	}
@@ -321,22 +375,21 @@ func (s *Store) DeleteLink(_ context.Context, id1, lt, id2 int64, expunge bool) 
 		return false, nil
 	}
 	a.sortOrder()
-	i, found := a.find(id2)
+	pos, found := a.find(id2)
 	if !found {
 		return false, nil
 	}
+	i := a.byID[pos]
 	r := &a.recs[i]
 	wasVisible := r.vis == graph.VisibilityDefault
 	if wasVisible {
-		a.removeVisible(uint32(i))
+		a.removeVisible(i)
 	}
 	if expunge {
-		a.recs = append(a.recs[:i], a.recs[i+1:]...)
-		for j, o := range a.order {
-			if int(o) > i {
-				a.order[j] = o - 1
-			}
-		}
+		sh.garbage += int(r.dataLen)
+		a.byID = append(a.byID[:pos], a.byID[pos+1:]...)
+		a.kill(i)
+		a.compact()
 	} else {
 		r.vis = graph.VisibilityHidden
 	}
@@ -359,8 +412,8 @@ func (s *Store) MultigetLinks(_ context.Context, id1, lt int64, id2s []int64, ds
 		return dst, nil
 	}
 	for _, id2 := range id2s {
-		if i, ok := a.find(id2); ok {
-			r := &a.recs[i]
+		if pos, ok := a.find(id2); ok {
+			r := &a.recs[a.byID[pos]]
 			l := sh.link(id1, lt, r)
 			l.Data = sh.data(r)
 			dst = append(dst, l)
