@@ -88,7 +88,7 @@ func (sh *linkShard) maybeCompact() {
 	}
 }
 
-const blockSize = 1 << 20
+const blockSize = 64 << 10
 
 func (s *linkShard) putData(d []byte) (uint16, uint32) {
 	if len(d) == 0 {
@@ -189,6 +189,13 @@ func (a *adj) sortOrder() {
 	if !a.unsorted {
 		return
 	}
+	if cap(a.recs) > len(a.recs)+len(a.recs)/8+8 {
+		// The bulk load grew recs by doubling: give the slack back.
+		a.recs = append(make([]rec, 0, len(a.recs)), a.recs...)
+	}
+	if cap(a.byID) < len(a.recs) {
+		a.byID = make([]uint32, 0, len(a.recs))
+	}
 	a.byID = a.byID[:0]
 	for i := range a.recs {
 		if a.recs[i].vis != deadVis {
@@ -207,6 +214,9 @@ func (a *adj) sortOrder() {
 		w++
 	}
 	a.byID = a.byID[:w]
+	if cap(a.order) < len(a.byID) {
+		a.order = make([]uint32, 0, len(a.byID))
+	}
 	a.order = a.order[:0]
 	for _, idx := range a.byID {
 		if a.recs[idx].vis == graph.VisibilityDefault {
