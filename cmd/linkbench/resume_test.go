@@ -16,13 +16,7 @@ import (
 // load time), and compares every row with an uninterrupted load of the
 // same graph.
 func TestResumeAfterCtrlC(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "linkbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	graph := []string{"-D", "nlinks_func=const", "-D", "nlinks_default=10", "-D", "maxid1=80001", "-D", "loader_chunk_size=1000",
 		"-D", "loaders=2", "-D", "progressfreq=1", "--no-results"}
 	dir := t.TempDir()

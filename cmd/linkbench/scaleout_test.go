@@ -91,14 +91,8 @@ func TestTwoDatabaseTarget(t *testing.T) {
 // three concurrent --shard processes and compares every row with a
 // single-process load of the same graph.
 func TestThreeProcessLoadEqualsOne(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	url := pgURL(t)
-	bin := filepath.Join(t.TempDir(), "linkbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	graph := []string{"-c", repoConfig(t, "LinkConfigPgsql.properties"), "-D", "url=" + url, "-D", "maxid1=100001", "-D", "loaders=1",
 		"-D", "load_random_seed=123", "-D", "load_time_ms=1700000000000", "--no-results"}
 	run := func(args ...string) {

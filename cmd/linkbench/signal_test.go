@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// TestSignalsStopCleanly runs the real binary, interrupts a long request
-// phase, and checks the exit code, the printed results and a complete bundle.
-func TestSignalsStopCleanly(t *testing.T) {
+// buildBinary builds linkbench for tests that run it as a process (skipped
+// with -short).
+func buildBinary(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -21,6 +22,13 @@ func TestSignalsStopCleanly(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// TestSignalsStopCleanly runs the real binary, interrupts a long request
+// phase, and checks the exit code, the printed results and a complete bundle.
+func TestSignalsStopCleanly(t *testing.T) {
+	bin := buildBinary(t)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int

@@ -3,9 +3,11 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/sqlstore"
@@ -60,12 +62,19 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 	}
 	if n > 0 {
 		s.st.close()
-		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" DROP INDEX id1_type"); err != nil {
+		// Another --shard process may have dropped it a moment ago (1091).
+		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" DROP INDEX id1_type"); err != nil && !isMySQLError(err, 1091) {
 			return classify(err)
 		}
 	}
 	s.droppedIdx = true
 	return nil
+}
+
+// isMySQLError reports whether err is the server error number n.
+func isMySQLError(err error, n uint16) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && me.Number == n
 }
 
 // insertVerb is INSERT, or INSERT IGNORE when a replayed load unit may
@@ -128,7 +137,8 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.droppedIdx {
 		s.st.close()
-		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" ADD INDEX id1_type "+indexCols); err != nil {
+		// Another --shard process may have built it a moment ago (1061).
+		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" ADD INDEX id1_type "+indexCols); err != nil && !isMySQLError(err, 1061) {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
 		s.droppedIdx = false

@@ -166,3 +166,49 @@ func TestReconnectAfterRestart(t *testing.T) {
 		t.Fatalf("count %d after restart", c)
 	}
 }
+
+// TestConcurrentLoadsShareTheDeferredIndex: --shard processes begin their
+// loads on one empty table together (each drops the deferred index) and
+// end them together (each builds it): no step may fail, and the index
+// exists afterwards.
+func TestConcurrentLoadsShareTheDeferredIndex(t *testing.T) {
+	first := fresh(t, "innodb")
+	if err := first.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(testURL(t))
+	u.Path = "/" + first.db
+	stores := []*Store{first}
+	for i := 0; i < 4; i++ {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": u.String()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores = append(stores, s)
+	}
+	info := store.LoadInfo{StartID1: 1, MaxID1: 100}
+	for _, step := range []func(s *Store) error{
+		func(s *Store) error { return s.BeginLoad(context.Background(), info) },
+		func(s *Store) error { return s.EndLoad(context.Background(), info) },
+	} {
+		errs := make(chan error, len(stores))
+		start := make(chan struct{})
+		for _, s := range stores {
+			go func() {
+				<-start
+				errs <- step(s)
+			}()
+		}
+		close(start)
+		for range stores {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var n int
+	if err := first.r.QueryRow("SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = 'id1_type'", first.t.Link).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("index id1_type missing after the loads (%v)", err)
+	}
+}

@@ -52,11 +52,26 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 		s.droppedIdx = missing
 		return nil
 	}
-	if _, err := s.pool.Exec(ctx, "DROP INDEX IF EXISTS "+pgx.Identifier{s.schema, "id1_type"}.Sanitize()); err != nil {
+	err := s.underSchemaLock(ctx, "DROP INDEX IF EXISTS "+pgx.Identifier{s.schema, "id1_type"}.Sanitize())
+	if err != nil {
 		return classify(err)
 	}
 	s.droppedIdx = true
 	return nil
+}
+
+// underSchemaLock runs stmt in a transaction holding the schema's advisory
+// lock (the one Init takes): the processes of a --shard load drop and
+// build the deferred index at the same moments, and two concurrent CREATE
+// INDEX IF NOT EXISTS of one name fail in PostgreSQL instead of waiting.
+func (s *Store) underSchemaLock(ctx context.Context, stmt string) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "linkbench init "+s.schema); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, stmt)
+		return err
+	})
 }
 
 // LoadNodes implements store.BulkLoader with binary COPY.
@@ -99,7 +114,7 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 // sequence to at least MaxID1 and refreshes statistics.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.droppedIdx {
-		if _, err := s.pool.Exec(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
+		if err := s.underSchemaLock(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
 		s.droppedIdx = false

@@ -175,3 +175,47 @@ func TestConcurrentInit(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentLoadsShareTheDeferredIndex: --shard processes begin their
+// loads on one empty table together (each drops the deferred index) and
+// end them together (each builds it): no step may fail, and the index
+// exists afterwards.
+func TestConcurrentLoadsShareTheDeferredIndex(t *testing.T) {
+	first := fresh(t, nil)
+	if err := first.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	stores := []*Store{first}
+	for i := 0; i < 5; i++ {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": first.schema}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores = append(stores, s)
+	}
+	info := store.LoadInfo{StartID1: 1, MaxID1: 100}
+	for _, step := range []func(s *Store) error{
+		func(s *Store) error { return s.BeginLoad(context.Background(), info) },
+		func(s *Store) error { return s.EndLoad(context.Background(), info) },
+	} {
+		errs := make(chan error, len(stores))
+		start := make(chan struct{})
+		for _, s := range stores {
+			go func() {
+				<-start
+				errs <- step(s)
+			}()
+		}
+		close(start)
+		for range stores {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var missing bool
+	if err := first.pool.QueryRow(context.Background(), "SELECT to_regclass($1) IS NULL", first.schema+".id1_type").Scan(&missing); err != nil || missing {
+		t.Fatalf("index id1_type missing after the loads (%v)", err)
+	}
+}
