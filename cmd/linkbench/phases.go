@@ -241,12 +241,13 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		meta[workload.MetaLoadTimeMs] = strconv.FormatInt(nowMs, 10)
 		meta[workload.MetaLoadParams] = params
 		meta[prefix+workload.JournalState] = workload.JournalOpen
-		if nShards > 1 {
-			// The other shards' records stay; this one's old journal goes.
-			err = journal.UpdateMeta(ctx, meta, prefix)
-		} else {
-			err = journal.PutMeta(ctx, meta)
-		}
+		_, err = e.retry().Do(ctx, func() error {
+			if nShards > 1 {
+				// The other shards' records stay; this one's old journal goes.
+				return journal.UpdateMeta(ctx, meta, prefix)
+			}
+			return journal.PutMeta(ctx, meta)
+		})
 		if err != nil {
 			return fmt.Errorf("record graph metadata: %w", err)
 		}
@@ -280,12 +281,15 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		}
 		return err
 	}
-	switch {
-	case canResume && nShards > 1:
-		err = journal.UpdateMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true), prefix)
-	case hasMeta:
-		err = ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true))
-	}
+	_, err = e.retry().Do(ctx, func() error {
+		switch {
+		case canResume && nShards > 1:
+			return journal.UpdateMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true), prefix)
+		case hasMeta:
+			return ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true))
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("record graph metadata: %w", err)
 	}

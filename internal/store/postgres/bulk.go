@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -193,8 +195,10 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 				return err
 			}
 		}
-		for k, v := range set {
-			if _, err := tx.Exec(ctx, "INSERT INTO "+s.metaTable()+" (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v", k, v); err != nil {
+		// In key order, so that concurrent updates (the processes of a
+		// --shard load) lock the rows in one order and cannot deadlock.
+		for _, k := range slices.Sorted(maps.Keys(set)) {
+			if _, err := tx.Exec(ctx, "INSERT INTO "+s.metaTable()+" (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v", k, set[k]); err != nil {
 				return err
 			}
 		}

@@ -219,3 +219,35 @@ func TestConcurrentLoadsShareTheDeferredIndex(t *testing.T) {
 		t.Fatalf("index id1_type missing after the loads (%v)", err)
 	}
 }
+
+// TestConcurrentMetaUpdates: the processes of a --shard load record the
+// graph's metadata at the same moment; updates of the same keys must not
+// deadlock.
+func TestConcurrentMetaUpdates(t *testing.T) {
+	first := fresh(t, nil)
+	if err := first.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]string{}
+	for i := 0; i < 30; i++ {
+		set[fmt.Sprintf("key%02d", i)] = "v"
+	}
+	errs := make(chan error, 6*5)
+	for i := 0; i < 6; i++ {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": first.schema}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		go func() {
+			for round := 0; round < 5; round++ {
+				errs <- s.UpdateMeta(context.Background(), set, fmt.Sprintf("journal.%dof6.", i))
+			}
+		}()
+	}
+	for range 6 * 5 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
@@ -129,8 +131,10 @@ func UpdateMeta(ctx context.Context, tx *sql.Tx, metaTable string, set map[strin
 			return err
 		}
 	}
-	for k, v := range set {
-		if _, err := tx.ExecContext(ctx, "REPLACE INTO "+metaTable+" (k, v) VALUES (?, ?)", k, v); err != nil {
+	// In key order, so that concurrent updates (the processes of a --shard
+	// load) lock the rows in one order and cannot deadlock.
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if _, err := tx.ExecContext(ctx, "REPLACE INTO "+metaTable+" (k, v) VALUES (?, ?)", k, set[k]); err != nil {
 			return err
 		}
 	}
