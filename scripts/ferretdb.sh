@@ -62,13 +62,8 @@ EOF
   rm -rf "$w"
 }
 
-pid() { cat "$DIR/pid" 2>/dev/null || true; }
-
-running() {
-  local p
-  p="$(pid)"
-  [ -n "$p" ] && kill -0 "$p" 2>/dev/null
-}
+# shellcheck source=scripts/pidfile.sh
+. "$(dirname "$0")/pidfile.sh"
 
 wait_port() {
   for _ in $(seq 1 300); do
@@ -103,17 +98,6 @@ start() {
   if running; then return; fi
   mkdir -p "$DIR"
   start_server
-}
-
-stop_server() {
-  local p
-  p="$(pid)"
-  if [ -n "$p" ]; then
-    kill "$p" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$p" 2>/dev/null || true
-  fi
-  rm -f "$DIR/pid"
 }
 
 case "${1:-}" in

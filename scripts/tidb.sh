@@ -60,13 +60,8 @@ EOF
   rm -rf "$w"
 }
 
-pid() { cat "$DIR/pid" 2>/dev/null || true; }
-
-running() {
-  local p
-  p="$(pid)"
-  [ -n "$p" ] && kill -0 "$p" 2>/dev/null
-}
+# shellcheck source=scripts/pidfile.sh
+. "$(dirname "$0")/pidfile.sh"
 
 client() {
   local c
@@ -100,17 +95,6 @@ start_server() {
   done
   echo "tidb.sh: TiDB did not answer on 127.0.0.1:$PORT within 120 s" >&2
   exit 1
-}
-
-stop_server() {
-  local p
-  p="$(pid)"
-  if [ -n "$p" ]; then
-    kill "$p" 2>/dev/null || true
-    for _ in $(seq 1 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$p" 2>/dev/null || true
-  fi
-  rm -f "$DIR/pid"
 }
 
 case "${1:-}" in

@@ -122,30 +122,26 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err := checkSchema(ctx, st); err != nil {
 		return err
 	}
-	_, nShards, err := parseShard(a.opts.shard)
+	shard, nShards, err := parseShard(a.opts.shard)
 	if err != nil {
 		return err
 	}
+	prefix := workload.JournalPrefix(shard, nShards)
 	journal, canResume := st.(store.Journaler)
+	resuming := a.opts.resume
 	if a.opts.resumeAuto && canResume && !a.opts.truncate {
-		shard, shards, err := parseShard(a.opts.shard)
-		if err != nil {
-			return err
-		}
 		meta, err := journal.GetMeta(ctx)
 		if err != nil {
 			return fmt.Errorf("read the load record: %w", err)
 		}
-		if meta[workload.JournalPrefix(shard, shards)+workload.JournalState] == workload.JournalOpen {
-			a.opts.resume = true
-		}
+		resuming = meta[prefix+workload.JournalState] == workload.JournalOpen
 	}
 	switch {
-	case a.opts.resume && a.opts.truncate:
+	case resuming && a.opts.truncate:
 		return errors.New("--resume continues an interrupted load and --truncate empties the store: give one of them")
-	case a.opts.resume && !canResume:
+	case resuming && !canResume:
 		return fmt.Errorf("store %s cannot resume a load (it keeps no load journal); load again with --truncate", e.drv.Name)
-	case a.opts.resume:
+	case resuming:
 		// The interrupted load's record is checked below.
 	case nShards > 1 && a.opts.truncate:
 		return errors.New("--truncate with --shard: empty the store once with `linkbench init --drop` before starting the shards")
@@ -175,14 +171,9 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 			return fmt.Errorf("load_time_ms = %q (%s): expected milliseconds since 1970, e.g. %d", v, cfg.Props.Where("load_time_ms"), time.Now().UnixMilli())
 		}
 	}
-	shard, shards, err := parseShard(a.opts.shard)
-	if err != nil {
-		return err
-	}
-	prefix := workload.JournalPrefix(shard, shards)
 	var resume map[string]string
 	var recorded map[string]string
-	if a.opts.resume {
+	if resuming {
 		if recorded, err = journal.GetMeta(ctx); err != nil {
 			return fmt.Errorf("read the interrupted load's record: %w", err)
 		}
@@ -190,7 +181,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 			if recorded[workload.MetaComplete] == "true" {
 				return errors.New("nothing to resume: the load into this store completed; run `linkbench run`, or load again with --truncate")
 			}
-			return fmt.Errorf("nothing to resume: the store holds no record of an interrupted load (shard %d of %d); load again with --truncate", shard, shards)
+			return fmt.Errorf("nothing to resume: the store holds no record of an interrupted load (shard %d of %d); load again with --truncate", shard, nShards)
 		}
 		// The seed and the load time of the interrupted load, unless the
 		// user gives them (then they must agree, checked below).
@@ -225,7 +216,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	params := workload.LoadParams(cfg, dataHash, nowMs)
 	ms, hasMeta := st.(store.MetaStore)
 	switch {
-	case a.opts.resume:
+	case resuming:
 		if diffs := workload.DiffLoadParams(recorded[workload.MetaLoadParams], params); len(diffs) > 0 {
 			return fmt.Errorf("--resume needs the settings of the interrupted load; these differ:\n  %s", strings.Join(diffs, "\n  "))
 		}
@@ -258,7 +249,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	}
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
-	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, Shard: shard, Shards: shards}
+	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, Shard: shard, Shards: nShards}
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}

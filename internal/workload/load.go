@@ -227,6 +227,7 @@ func (p *LoadPhase) expectedLinks(shards int) int64 {
 	var total, seq int64
 	types := int64(p.Config.LinkTypeCount)
 	p.walk(shards, func(lo, hi int64, chunkMine bool) {
+		chunkTodo := chunkMine && !p.done(chunkUnit(lo))
 		for id1 := lo; id1 < hi; id1++ {
 			per := p.Graph.LinksPerType(id1)
 			if per > pieceLinks {
@@ -238,7 +239,7 @@ func (p *LoadPhase) expectedLinks(shards int) int64 {
 						seq++
 					}
 				}
-			} else if chunkMine && !p.done(chunkUnit(lo)) {
+			} else if chunkTodo {
 				total += per * types
 			}
 		}

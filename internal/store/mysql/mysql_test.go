@@ -178,35 +178,16 @@ func TestConcurrentLoadsShareTheDeferredIndex(t *testing.T) {
 	}
 	u, _ := url.Parse(testURL(t))
 	u.Path = "/" + first.db
-	stores := []*Store{first}
+	loaders := []store.BulkLoader{first}
 	for i := 0; i < 4; i++ {
 		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": u.String()}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		stores = append(stores, s)
+		loaders = append(loaders, s)
 	}
-	info := store.LoadInfo{StartID1: 1, MaxID1: 100}
-	for _, step := range []func(s *Store) error{
-		func(s *Store) error { return s.BeginLoad(context.Background(), info) },
-		func(s *Store) error { return s.EndLoad(context.Background(), info) },
-	} {
-		errs := make(chan error, len(stores))
-		start := make(chan struct{})
-		for _, s := range stores {
-			go func() {
-				<-start
-				errs <- step(s)
-			}()
-		}
-		close(start)
-		for range stores {
-			if err := <-errs; err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	storetest.BeginAndEndLoadsAtOnce(t, loaders)
 	var n int
 	if err := first.r.QueryRow("SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = 'id1_type'", first.t.Link).Scan(&n); err != nil || n == 0 {
 		t.Fatalf("index id1_type missing after the loads (%v)", err)

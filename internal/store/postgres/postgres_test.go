@@ -143,35 +143,31 @@ func TestReconnectAfterRestart(t *testing.T) {
 	}
 }
 
+// sameSchema opens n more stores on first's schema, closed at the end.
+func sameSchema(t *testing.T, first *Store, n int) []*Store {
+	t.Helper()
+	stores := []*Store{first}
+	for range n {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": first.schema}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores = append(stores, s)
+	}
+	return stores
+}
+
 // TestConcurrentInit: the processes of a --shard load start together and
 // each creates the schema; concurrent CREATE ... IF NOT EXISTS and CREATE
 // OR REPLACE FUNCTION on one schema must not fail ("tuple concurrently
 // updated").
 func TestConcurrentInit(t *testing.T) {
 	for round := 0; round < 3; round++ {
-		first := fresh(t, nil)
-		stores := []*Store{first}
-		for i := 0; i < 5; i++ {
-			s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": first.schema}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			stores = append(stores, s)
-		}
-		errs := make(chan error, len(stores))
-		start := make(chan struct{})
-		for _, s := range stores {
-			go func() {
-				<-start
-				errs <- s.Init(context.Background(), false)
-			}()
-		}
-		close(start)
-		for range stores {
-			if err := <-errs; err != nil {
-				t.Fatalf("round %d: concurrent init: %v", round, err)
-			}
+		stores := sameSchema(t, fresh(t, nil), 5)
+		err := storetest.AtOnce(len(stores), func(i int) error { return stores[i].Init(context.Background(), false) })
+		if err != nil {
+			t.Fatalf("round %d: concurrent init: %v", round, err)
 		}
 	}
 }
@@ -185,35 +181,11 @@ func TestConcurrentLoadsShareTheDeferredIndex(t *testing.T) {
 	if err := first.Init(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
-	stores := []*Store{first}
-	for i := 0; i < 5; i++ {
-		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": first.schema}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		stores = append(stores, s)
+	var loaders []store.BulkLoader
+	for _, s := range sameSchema(t, first, 5) {
+		loaders = append(loaders, s)
 	}
-	info := store.LoadInfo{StartID1: 1, MaxID1: 100}
-	for _, step := range []func(s *Store) error{
-		func(s *Store) error { return s.BeginLoad(context.Background(), info) },
-		func(s *Store) error { return s.EndLoad(context.Background(), info) },
-	} {
-		errs := make(chan error, len(stores))
-		start := make(chan struct{})
-		for _, s := range stores {
-			go func() {
-				<-start
-				errs <- step(s)
-			}()
-		}
-		close(start)
-		for range stores {
-			if err := <-errs; err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	storetest.BeginAndEndLoadsAtOnce(t, loaders)
 	var missing bool
 	if err := first.pool.QueryRow(context.Background(), "SELECT to_regclass($1) IS NULL", first.schema+".id1_type").Scan(&missing); err != nil || missing {
 		t.Fatalf("index id1_type missing after the loads (%v)", err)
@@ -232,22 +204,16 @@ func TestConcurrentMetaUpdates(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		set[fmt.Sprintf("key%02d", i)] = "v"
 	}
-	errs := make(chan error, 6*5)
-	for i := 0; i < 6; i++ {
-		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": first.schema}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		go func() {
-			for round := 0; round < 5; round++ {
-				errs <- s.UpdateMeta(context.Background(), set, fmt.Sprintf("journal.%dof6.", i))
+	stores := sameSchema(t, first, 5)
+	err := storetest.AtOnce(len(stores), func(i int) error {
+		for range 5 {
+			if err := stores[i].UpdateMeta(context.Background(), set, fmt.Sprintf("journal.%dof6.", i)); err != nil {
+				return err
 			}
-		}()
-	}
-	for range 6 * 5 {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
