@@ -231,6 +231,10 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	if serverKind(v) == "TiDB" {
 		d.Settings["engine"] = "TiDB (its own storage; mysql_engine does not apply)"
 	}
+	d.Settings["link_writes"] = "client transaction (six statements)"
+	if st, err := s.prepared(ctx); err == nil && st.call != nil {
+		d.Settings["link_writes"] = "CALL " + strings.Trim(s.writeProc(), "`")
+	}
 	for _, k := range []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "rocksdb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin", "transaction_isolation", "tidb_txn_mode"} {
 		var val sql.NullString
 		if err := s.r.QueryRowContext(ctx, "SELECT @@"+k).Scan(&val); err == nil && val.Valid {

@@ -30,6 +30,7 @@ func init() {
 			{Name: "mysql_partitions", Default: "0", Doc: "PARTITION BY KEY(id1) PARTITIONS n on linktable (0 = none)"},
 			{Name: "tls", Doc: "go-sql-driver tls setting: true, skip-verify, preferred or a registered name"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
+			{Name: "mysql_write_procedure", Default: "true", Doc: "link writes in one CALL of the stored procedure linkbench_write_<linktable> (made by init); false: six statements from the client, as the reference"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
 	})
@@ -43,6 +44,7 @@ type Store struct {
 	engine     string
 	partitions int64
 	kind       string // "MySQL", "MariaDB" or "TiDB", from the version string
+	useProc    bool   // mysql_write_procedure
 	t          store.Tables
 	deferIndex bool
 	droppedIdx bool
@@ -145,7 +147,11 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p)}
+	useProc, err := store.Bool(p, "mysql_write_procedure", true)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc}
 	n := max(o.Concurrency, 1) + 2
 	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()

@@ -26,8 +26,9 @@ func testURL(t testing.TB) string { return storetest.ServerURL(t, storetest.MySQ
 
 var dbSeq atomic.Int64
 
-// fresh creates a new database, opens the store on it and drops it afterwards.
-func fresh(t *testing.T, engine string) *Store {
+// fresh creates a new database, opens the store on it and drops it
+// afterwards; props are extra key, value pairs.
+func fresh(t *testing.T, engine string, props ...string) *Store {
 	t.Helper()
 	base, err := url.Parse(testURL(t))
 	if err != nil {
@@ -43,7 +44,11 @@ func fresh(t *testing.T, engine string) *Store {
 	}
 	u := *base
 	u.Path = "/" + name
-	s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": u.String(), "mysql_engine": engine}, Concurrency: 8})
+	p := store.MapProps{"url": u.String(), "mysql_engine": engine}
+	for i := 0; i+1 < len(props); i += 2 {
+		p[props[i]] = props[i+1]
+	}
+	s, err := Open(context.Background(), store.Options{Props: p, Concurrency: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,15 +62,19 @@ func fresh(t *testing.T, engine string) *Store {
 
 func TestConformance(t *testing.T) {
 	for _, engine := range []string{"innodb", "rocksdb"} {
-		t.Run(engine, func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) store.Store {
-				s := fresh(t, engine)
-				if err := s.Init(context.Background(), false); err != nil {
-					t.Fatal(err)
-				}
-				return s
+		// Link writes by the stored procedure (the default) and by
+		// statements from the client.
+		for _, proc := range []string{"true", "false"} {
+			t.Run(engine+"/procedure="+proc, func(t *testing.T) {
+				storetest.Run(t, func(t *testing.T) store.Store {
+					s := fresh(t, engine, "mysql_write_procedure", proc)
+					if err := s.Init(context.Background(), false); err != nil {
+						t.Fatal(err)
+					}
+					return s
+				})
 			})
-		})
+		}
 	}
 }
 
@@ -191,5 +200,73 @@ func TestConcurrentLoadsShareTheDeferredIndex(t *testing.T) {
 	var n int
 	if err := first.r.QueryRow("SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = 'id1_type'", first.t.Link).Scan(&n); err != nil || n == 0 {
 		t.Fatalf("index id1_type missing after the loads (%v)", err)
+	}
+}
+
+func linkWrites(t *testing.T, s *Store) string {
+	t.Helper()
+	d, err := s.Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Settings["link_writes"]
+}
+
+// TestLinkWritesByProcedure: init creates the procedure and link writes
+// use it; without it (a schema made by another tool) or with
+// mysql_write_procedure = false they are statements from the client.
+func TestLinkWritesByProcedure(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, "innodb")
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := linkWrites(t, s); got != "CALL linkbench_write_linktable" {
+		t.Fatalf("link_writes = %q, want the procedure", got)
+	}
+	if _, err := s.w.Exec("DROP PROCEDURE " + s.writeProc()); err != nil {
+		t.Fatal(err)
+	}
+	s.st.close()
+	if got := linkWrites(t, s); !strings.HasPrefix(got, "client transaction") {
+		t.Fatalf("link_writes without the procedure = %q", got)
+	}
+	if res, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("x")}); err != nil || res != graph.Inserted {
+		t.Fatalf("AddLink without the procedure = %v, %v", res, err)
+	}
+
+	off := fresh(t, "innodb", "mysql_write_procedure", "false")
+	if err := off.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := linkWrites(t, off); !strings.HasPrefix(got, "client transaction") {
+		t.Fatalf("link_writes with mysql_write_procedure=false = %q", got)
+	}
+}
+
+// TestProcedureComparesDataAsBytes: an overwrite that changes only the
+// case or trailing spaces of the payload is an update. The latin1
+// column's collation calls such strings equal, so a procedure comparing
+// with it would report Unchanged and keep the old bytes.
+func TestProcedureComparesDataAsBytes(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, "innodb")
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	l := graph.Link{ID1: 7, LinkType: 1, ID2: 8, Visibility: 1, Data: []byte("abc"), Time: 5, Version: 1}
+	if _, err := s.AddLink(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{"ABC", "ABC  ", "ABC"} {
+		l.Data = []byte(data)
+		res, err := s.AddLink(ctx, &l)
+		if err != nil || res != graph.Updated {
+			t.Fatalf("overwrite with %q = %v, %v; want Updated", data, res, err)
+		}
+		got, err := s.MultigetLinks(ctx, 7, 1, []int64{8}, nil)
+		if err != nil || len(got) != 1 || string(got[0].Data) != data {
+			t.Fatalf("after overwrite with %q read %+v, %v", data, got, err)
+		}
 	}
 }

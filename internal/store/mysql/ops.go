@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/graph"
@@ -21,11 +22,20 @@ type stmts struct {
 	lockCount, getLink, insLink, updLink, delLink   *sql.Stmt
 	hideLink, bumpCount, dropCount                  *sql.Stmt
 	list, count, getNode, insNode, updNode, delNode *sql.Stmt
+	call                                            *sql.Stmt // the write procedure, nil without it
+
+	// multi[n] selects n id2s of one list; prepared on first use, so a
+	// multiget is one round trip instead of prepare, execute and close.
+	multi [maxPreparedMultiget + 1]atomic.Pointer[sql.Stmt]
 }
+
+// maxPreparedMultiget is the largest multiget with a prepared statement;
+// larger ones (rare with the shipped distributions) are prepared each time.
+const maxPreparedMultiget = 64
 
 func (st *stmts) all() []*sql.Stmt {
 	return []*sql.Stmt{st.lockCount, st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.bumpCount, st.dropCount,
-		st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode}
+		st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode, st.call}
 }
 
 func (st *stmts) close() {
@@ -43,6 +53,12 @@ func (st *stmts) closeLocked() {
 	st.lockCount, st.getLink, st.insLink, st.updLink, st.delLink = nil, nil, nil, nil, nil
 	st.hideLink, st.bumpCount, st.dropCount = nil, nil, nil
 	st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode = nil, nil, nil, nil, nil, nil
+	st.call = nil
+	for i := range st.multi {
+		if m := st.multi[i].Swap(nil); m != nil {
+			m.Close()
+		}
+	}
 	st.ready = false
 }
 
@@ -75,6 +91,9 @@ func (s *Store) prepared(ctx context.Context) (*stmts, error) {
 	prep(s.w, &st.insNode, "INSERT INTO "+N+" (type, version, time, data) VALUES (?, ?, ?, ?)")
 	prep(s.w, &st.updNode, "UPDATE "+N+" SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?")
 	prep(s.w, &st.delNode, "DELETE FROM "+N+" WHERE id = ? AND type = ?")
+	if err == nil {
+		st.call, err = s.prepareProc(ctx)
+	}
 	if err != nil {
 		st.closeLocked()
 		if cerr := s.CheckSchema(ctx); cerr != nil {
@@ -112,6 +131,9 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, er
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
+	}
+	if st.call != nil {
+		return s.procWrite(ctx, st.call, l.ID1, l.LinkType, l.ID2, l.Visibility, l.Data, l.Time, l.Version, mode)
 	}
 	res := 1
 	err = s.tx(ctx, func(tx *sql.Tx) error {
@@ -227,12 +249,50 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	for _, id2 := range id2s {
 		args = append(args, id2)
 	}
-	rows, err := s.r.QueryContext(ctx, "SELECT id2, visibility, data, time, version FROM "+q(s.t.Link)+
-		" WHERE link_type = ? AND id1 = ? AND id2 IN (?"+strings.Repeat(", ?", len(id2s)-1)+")", args...)
+	var rows *sql.Rows
+	stmt, err := s.multigetStmt(ctx, len(id2s))
+	if err == nil {
+		if stmt != nil {
+			rows, err = stmt.QueryContext(ctx, args...)
+		} else {
+			rows, err = s.r.QueryContext(ctx, s.multigetSQL(len(id2s)), args...)
+		}
+	}
 	if err != nil {
 		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
 	}
 	return sqlstore.ScanLinks(rows, id1, lt, dst, classify)
+}
+
+func (s *Store) multigetSQL(n int) string {
+	return "SELECT id2, visibility, data, time, version FROM " + q(s.t.Link) +
+		" WHERE link_type = ? AND id1 = ? AND id2 IN (?" + strings.Repeat(", ?", n-1) + ")"
+}
+
+// multigetStmt is the prepared multiget of n id2s, nil when n is too large
+// to keep one.
+func (s *Store) multigetStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+	if n > maxPreparedMultiget {
+		return nil, nil
+	}
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if m := st.multi[n].Load(); m != nil {
+		return m, nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if m := st.multi[n].Load(); m != nil {
+		return m, nil
+	}
+	m, err := s.r.PrepareContext(ctx, s.multigetSQL(n))
+	if err != nil {
+		return nil, classify(err)
+	}
+	st.multi[n].Store(m)
+	return m, nil
 }
 
 // GetLinkList implements store.Store.

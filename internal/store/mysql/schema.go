@@ -81,6 +81,9 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
 			return fmt.Errorf("%s: %w", first, classify(err))
 		}
 	}
+	if err := s.createProc(ctx); err != nil {
+		return fmt.Errorf("create procedure %s: %w", s.writeProc(), err)
+	}
 	return s.CheckSchema(ctx)
 }
 
