@@ -189,10 +189,6 @@ func (a *adj) sortOrder() {
 	if !a.unsorted {
 		return
 	}
-	if cap(a.recs) > len(a.recs)+len(a.recs)/8+8 {
-		// The bulk load grew recs by doubling: give the slack back.
-		a.recs = append(make([]rec, 0, len(a.recs)), a.recs...)
-	}
 	if cap(a.byID) < len(a.recs) {
 		a.byID = make([]uint32, 0, len(a.recs))
 	}
@@ -224,7 +220,32 @@ func (a *adj) sortOrder() {
 		}
 	}
 	sort.Slice(a.order, func(i, j int) bool { return before(&a.recs[a.order[i]], &a.recs[a.order[j]]) })
+	a.layOut()
 	a.unsorted = false
+}
+
+// layOut copies the records into list order, the visible ones by time
+// and then the rest, dropping dead slots: a page of a long list is then
+// read from consecutive records instead of one cache miss per link (the
+// bulk load appends in id2 order, the list is read in time order).
+func (a *adj) layOut() {
+	recs := make([]rec, 0, len(a.byID))
+	remap := make([]uint32, len(a.recs))
+	for j, idx := range a.order {
+		remap[idx] = uint32(len(recs))
+		recs = append(recs, a.recs[idx])
+		a.order[j] = uint32(j)
+	}
+	for _, idx := range a.byID {
+		if a.recs[idx].vis != graph.VisibilityDefault {
+			remap[idx] = uint32(len(recs))
+			recs = append(recs, a.recs[idx])
+		}
+	}
+	for j, idx := range a.byID {
+		a.byID[j] = remap[idx]
+	}
+	a.recs, a.dead = recs, 0
 }
 
 // kill makes record idx a dead slot.

@@ -19,8 +19,16 @@ func TestConformance(t *testing.T) {
 
 // TestListIndexAgainstModel drives one large list with random adds,
 // updates, hides and expunges (enough to compact its dead slots several
-// times) and compares it after every step with a plain map.
+// times) and compares it after every step with a plain map; once starting
+// empty and once from a bulk load (duplicate id2s, hidden links), whose
+// records EndLoad lays out again in list order.
 func TestListIndexAgainstModel(t *testing.T) {
+	for _, bulk := range []bool{false, true} {
+		t.Run(fmt.Sprintf("bulk=%v", bulk), func(t *testing.T) { testListIndexAgainstModel(t, bulk) })
+	}
+}
+
+func testListIndexAgainstModel(t *testing.T, bulk bool) {
 	ctx := context.Background()
 	s := New()
 	const id1, lt = 7, graph.DefaultLinkType
@@ -71,6 +79,35 @@ func TestListIndexAgainstModel(t *testing.T) {
 		}
 	}
 	inserts := 0
+	if bulk {
+		var links []graph.Link
+		for i := 0; i < 300; i++ {
+			id2 := rng.Int64N(400)
+			v := val{vis: graph.VisibilityDefault, time: rng.Int64N(50), data: fmt.Sprint("bulk", i)}
+			if rng.IntN(4) == 0 {
+				v.vis = graph.VisibilityHidden
+			}
+			links = append(links, graph.Link{ID1: id1, LinkType: lt, ID2: id2, Visibility: v.vis, Time: v.time, Data: []byte(v.data), Version: 1})
+			model[id2] = v
+		}
+		if err := s.LoadLinks(ctx, links); err != nil {
+			t.Fatal(err)
+		}
+		visible := 0
+		for _, v := range model {
+			if v.vis == graph.VisibilityDefault {
+				visible++
+			}
+		}
+		if err := s.LoadCounts(ctx, []graph.Count{{ID1: id1, LinkType: lt, Count: int64(visible)}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EndLoad(ctx, store.LoadInfo{MaxID1: 1}); err != nil {
+			t.Fatal(err)
+		}
+		inserts = len(model)
+		check(-1)
+	}
 	for step := 0; step < 6000; step++ {
 		id2 := rng.Int64N(400)
 		switch op := rng.IntN(10); {
