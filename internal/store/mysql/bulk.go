@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	gomysql "github.com/go-sql-driver/mysql"
@@ -72,9 +73,9 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 }
 
 // isMySQLError reports whether err is the server error number n.
-func isMySQLError(err error, n uint16) bool {
+func isMySQLError(err error, numbers ...uint16) bool {
 	var me *gomysql.MySQLError
-	return errors.As(err, &me) && me.Number == n
+	return errors.As(err, &me) && slices.Contains(numbers, me.Number)
 }
 
 // insertVerb is INSERT, or INSERT IGNORE when a replayed load unit may
@@ -232,6 +233,9 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 		d.Settings["engine"] = "TiDB (its own storage; mysql_engine does not apply)"
 	}
 	d.Settings["link_writes"] = "client transaction (six statements)"
+	if s.useProc && s.kind != "TiDB" {
+		d.Settings["link_writes"] += "; the procedure " + strings.Trim(s.writeProc(), "`") + " is missing (`linkbench init` adds it)"
+	}
 	if st, err := s.prepared(ctx); err == nil && st.call != nil {
 		d.Settings["link_writes"] = "CALL " + strings.Trim(s.writeProc(), "`")
 	}

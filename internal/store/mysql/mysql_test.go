@@ -270,3 +270,40 @@ func TestProcedureComparesDataAsBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestInitWithoutRoutinePrivilege: a user who may not create routines
+// still loads and runs, with link writes sent from the client.
+func TestInitWithoutRoutinePrivilege(t *testing.T) {
+	ctx := context.Background()
+	admin := fresh(t, "innodb")
+	user := fmt.Sprintf("lbnoproc%d", os.Getpid())
+	for _, stmt := range []string{
+		"CREATE USER '" + user + "'@'127.0.0.1' IDENTIFIED BY 'pw'",
+		"GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER ON " + admin.db + ".* TO '" + user + "'@'127.0.0.1'",
+	} {
+		if _, err := admin.w.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { admin.w.Exec("DROP USER '" + user + "'@'127.0.0.1'") })
+	u, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(user, "pw")
+	u.Path = "/" + admin.db
+	s, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatalf("init without CREATE ROUTINE: %v", err)
+	}
+	if got := linkWrites(t, s); !strings.HasPrefix(got, "client transaction") {
+		t.Fatalf("link_writes = %q", got)
+	}
+	if res, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); err != nil || res != graph.Inserted {
+		t.Fatalf("AddLink = %v, %v", res, err)
+	}
+}

@@ -83,15 +83,24 @@ END`)
 }
 
 // createProc replaces the procedure. Concurrent --shard inits may both
-// drop and create it; the loser's "already exists" (1304) is success.
+// drop and create it; the loser's "already exists" (1304) is success. A
+// user without the privilege to create routines (1044, 1142, 1227, 1370,
+// 1419) keeps the client transaction rather than failing the load.
 func (s *Store) createProc(ctx context.Context) error {
 	if s.kind == "TiDB" || !s.useProc {
 		return nil
 	}
+	denied := []uint16{1044, 1142, 1227, 1370, 1419}
 	if _, err := s.w.ExecContext(ctx, "DROP PROCEDURE IF EXISTS "+s.writeProc()); err != nil {
+		if isMySQLError(err, denied...) {
+			return nil
+		}
 		return classify(err)
 	}
 	if _, err := s.w.ExecContext(ctx, s.procDDL()); err != nil && !isMySQLError(err, 1304) {
+		if isMySQLError(err, denied...) {
+			return nil
+		}
 		return classify(err)
 	}
 	return nil
