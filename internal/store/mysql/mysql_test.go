@@ -307,3 +307,64 @@ func TestInitWithoutRoutinePrivilege(t *testing.T) {
 		t.Fatalf("AddLink = %v, %v", res, err)
 	}
 }
+
+// TestProcedureLockTimeoutRollsBack: a lock wait timeout inside the
+// procedure is a transient error (the runner retries it) and leaves no
+// open transaction behind. InnoDB undoes only the timed-out statement, so
+// without the procedure's rollback handler its connection would keep the
+// count-row lock taken by the first statement.
+func TestProcedureLockTimeoutRollsBack(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, "innodb")
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := linkWrites(t, s); !strings.HasPrefix(got, "CALL") {
+		t.Fatalf("link_writes = %q", got)
+	}
+	if _, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// One write connection, with a 1 s lock wait timeout.
+	s.w.SetMaxOpenConns(1)
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "SET SESSION innodb_lock_wait_timeout = 1"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+
+	// Hold the link row: the procedure locks the count row, then waits here.
+	blocker, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback()
+	if _, err := blocker.Exec("SELECT version FROM "+q(s.t.Link)+" WHERE link_type = 1 AND id1 = 1 AND id2 = 2 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("new")})
+	if !graph.IsTransient(err) {
+		t.Fatalf("AddLink behind a held link-row lock: %v, want a transient error", err)
+	}
+	probe, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = probe.Exec("SELECT count FROM " + q(s.t.Count) + " WHERE id = 1 AND link_type = 1 FOR UPDATE NOWAIT")
+	probe.Rollback()
+	if err != nil {
+		t.Fatalf("the count row is still locked after the failed call: %v", err)
+	}
+	if err := blocker.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("new")}); err != nil || res != graph.Updated {
+		t.Fatalf("retry = %v, %v; want Updated", res, err)
+	}
+	if n, err := s.CountLinks(ctx, 1, 1); err != nil || n != 1 {
+		t.Fatalf("count = %d, %v; want 1", n, err)
+	}
+}
