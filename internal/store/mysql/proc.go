@@ -48,7 +48,7 @@ BEGIN
         VALUES (p_id1, p_id2, p_lt, p_vis, p_data, p_time, p_version);
       IF p_vis = 1 THEN SET delta = 1; END IF;
     ELSE
-      IF o_vis = p_vis AND o_time = p_time AND o_version = p_version AND BINARY o_data = BINARY p_data THEN
+      IF o_vis = p_vis AND o_time = p_time AND o_version = p_version AND CAST(o_data AS BINARY) = CAST(p_data AS BINARY) THEN
         SET res = 0;
       ELSE
         UPDATE {{LINKS}} SET visibility = p_vis, data = p_data, time = p_time, version = p_version
