@@ -21,7 +21,7 @@ func nonNil(b []byte) []byte {
 
 func (s *Store) write(ctx context.Context, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode int) (int, error) {
 	var res int
-	err := s.pool.QueryRow(ctx, "SELECT "+s.writeFunc()+"($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+	err := s.pool.QueryRow(ctx, s.q.write,
 		id1, lt, id2, int16(vis), nonNil(data), tm, int64(ver), nowMs(), mode).Scan(&res)
 	return res, classify(err)
 }
@@ -62,14 +62,22 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if len(id2s) == 0 {
 		return dst, nil
 	}
-	rows, err := s.pool.Query(ctx, "SELECT id2, visibility, data, time, version FROM "+s.t.Link+
-		" WHERE link_type = $1 AND id1 = $2 AND id2 = ANY($3)", lt, id1, id2s)
+	rows, err := s.pool.Query(ctx, s.q.multiget, lt, id1, id2s)
 	if err != nil {
 		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
 	}
 	defer rows.Close()
+	fast := binaryAs(rows.FieldDescriptions(), multigetOIDs...)
+	var data payloads
 	for rows.Next() {
 		l := graph.Link{ID1: id1, LinkType: lt}
+		if fast {
+			if err := multigetRow(rows.RawValues(), &l, &data); err != nil {
+				return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, err)
+			}
+			dst = append(dst, l)
+			continue
+		}
 		var vis int16
 		var ver int64
 		if err := rows.Scan(&l.ID2, &vis, &l.Data, &l.Time, &ver); err != nil {
@@ -87,15 +95,23 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 	if limit <= 0 {
 		limit = graph.DefaultListLimit
 	}
-	rows, err := s.pool.Query(ctx, "SELECT id2, data, time, version FROM "+s.t.Link+
-		" WHERE id1 = $1 AND link_type = $2 AND visibility = 1 AND time >= $3 AND time <= $4 ORDER BY time DESC, id2 DESC LIMIT $5 OFFSET $6",
+	rows, err := s.pool.Query(ctx, s.q.list,
 		q.ID1, q.LinkType, q.MinTime, q.MaxTime, limit, max(q.Offset, 0))
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, classify(err))
 	}
 	defer rows.Close()
+	fast := binaryAs(rows.FieldDescriptions(), listOIDs...)
+	var data payloads
 	for rows.Next() {
 		l := graph.Link{ID1: q.ID1, LinkType: q.LinkType, Visibility: graph.VisibilityDefault}
+		if fast {
+			if err := listRow(rows.RawValues(), &l, &data); err != nil {
+				return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, err)
+			}
+			dst = append(dst, l)
+			continue
+		}
 		var ver int64
 		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &ver); err != nil {
 			return dst, classify(err)
@@ -109,7 +125,7 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 // CountLinks implements store.Store.
 func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 	var n int64
-	err := s.pool.QueryRow(ctx, "SELECT count FROM "+s.t.Count+" WHERE id = $1 AND link_type = $2", id1, lt).Scan(&n)
+	err := s.pool.QueryRow(ctx, s.q.count, id1, lt).Scan(&n)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}
@@ -122,7 +138,7 @@ func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 // AddNode implements store.Store.
 func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, "INSERT INTO "+s.t.Node+" (type, version, time, data) VALUES ($1, $2, $3, $4) RETURNING id",
+	err := s.pool.QueryRow(ctx, s.q.addNode,
 		n.Type, n.Version, n.Time, nonNil(n.Data)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add node: %w", classify(err))
@@ -133,7 +149,7 @@ func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 // GetNode implements store.Store.
 func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error) {
 	n := graph.Node{ID: id, Type: nodeType}
-	err := s.pool.QueryRow(ctx, "SELECT version, time, data FROM "+s.t.Node+" WHERE id = $1 AND type = $2", id, nodeType).
+	err := s.pool.QueryRow(ctx, s.q.getNode, id, nodeType).
 		Scan(&n.Version, &n.Time, &n.Data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return graph.Node{}, false, nil
@@ -146,7 +162,7 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.No
 
 // UpdateNode implements store.Store.
 func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
-	tag, err := s.pool.Exec(ctx, "UPDATE "+s.t.Node+" SET version = $1, time = $2, data = $3 WHERE id = $4 AND type = $5",
+	tag, err := s.pool.Exec(ctx, s.q.updNode,
 		n.Version, n.Time, nonNil(n.Data), n.ID, n.Type)
 	if err != nil {
 		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
@@ -156,7 +172,7 @@ func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
 
 // DeleteNode implements store.Store.
 func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	tag, err := s.pool.Exec(ctx, "DELETE FROM "+s.t.Node+" WHERE id = $1 AND type = $2", id, nodeType)
+	tag, err := s.pool.Exec(ctx, s.q.delNode, id, nodeType)
 	if err != nil {
 		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
 	}

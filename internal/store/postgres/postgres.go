@@ -43,6 +43,7 @@ type Store struct {
 	db, schema string
 	t          store.Tables // schema-qualified, quoted
 	raw        store.Tables // bare names
+	q          queries      // request-phase statements
 	deferIndex bool
 	droppedIdx bool
 }
@@ -118,6 +119,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	s.schema = store.String(p, "pg_schema", s.db)
 	q := func(t string) string { return pgx.Identifier{s.schema, t}.Sanitize() }
 	s.t = store.Tables{Link: q(s.raw.Link), Count: q(s.raw.Count), Node: q(s.raw.Node)}
+	s.q = s.buildQueries()
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
