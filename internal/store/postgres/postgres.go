@@ -27,7 +27,8 @@ func init() {
 		Name:    Name,
 		Aliases: []string{"com.facebook.LinkBench.LinkStorePgsql", "pgsql", "postgresql"},
 		Keys: []store.KeyDoc{
-			{Name: "pg_schema", Doc: "schema of the tables (default: the database name, as the reference)"},
+			{Name: "pg_schema", Doc: "schema of the tables (default: dbid, or dbprefix followed by 0, as the reference)"},
+			{Name: "pg_database", Default: "linkbench", Doc: "database to connect to when url is not set (the reference's fixed name)"},
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
@@ -58,7 +59,9 @@ func connString(p store.Props) (string, error) {
 	}
 	host := store.String(p, "host", "127.0.0.1")
 	port := store.String(p, "port", "5432")
-	u := &url.URL{Scheme: "postgres", Host: net.JoinHostPort(host, port), Path: "/" + store.DatabaseName(p, "linkdb0")}
+	// The reference connects to the database "linkbench" and keeps the
+	// tables in a schema named by dbid, so each can use the other's data.
+	u := &url.URL{Scheme: "postgres", Host: net.JoinHostPort(host, port), Path: "/" + store.String(p, "pg_database", "linkbench")}
 	user := store.String(p, "user", "postgres")
 	if pw, ok := p.Get("password"); ok {
 		u.User = url.UserPassword(user, pw)
@@ -116,7 +119,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		deferIndex: deferIdx,
 		raw:        store.TableNames(p),
 	}
-	s.schema = store.String(p, "pg_schema", s.db)
+	s.schema = store.String(p, "pg_schema", store.DatabaseName(p, "linkdb0"))
 	q := func(t string) string { return pgx.Identifier{s.schema, t}.Sanitize() }
 	s.t = store.Tables{Link: q(s.raw.Link), Count: q(s.raw.Count), Node: q(s.raw.Node)}
 	s.q = s.buildQueries()

@@ -252,3 +252,36 @@ func TestConcurrentMetaUpdates(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReferenceLayoutDefaults: without url the store connects to the
+// database "linkbench", and the tables live in the schema named by dbid
+// (or dbprefix followed by 0), where the reference looks for them.
+func TestReferenceLayoutDefaults(t *testing.T) {
+	cs, err := connString(store.MapProps{"host": "127.0.0.1", "port": "5"})
+	if err != nil || !strings.Contains(cs, "/linkbench?") {
+		t.Fatalf("connString = %q, %v; want database linkbench", cs, err)
+	}
+	cs, err = connString(store.MapProps{"host": "127.0.0.1", "port": "5", "pg_database": "other", "dbid": "x"})
+	if err != nil || !strings.Contains(cs, "/other?") {
+		t.Fatalf("connString with pg_database = %q, %v", cs, err)
+	}
+	for _, c := range []struct {
+		props  store.MapProps
+		schema string
+	}{
+		{store.MapProps{}, "linkdb0"},
+		{store.MapProps{"dbprefix": "bench"}, "bench0"},
+		{store.MapProps{"dbid": "graph1", "dbprefix": "bench"}, "graph1"},
+		{store.MapProps{"dbid": "graph1", "pg_schema": "mine"}, "mine"},
+	} {
+		c.props["url"] = testURL(t)
+		s, err := Open(context.Background(), store.Options{Props: c.props})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if s.schema != c.schema {
+			t.Errorf("%v: schema %q, want %q", c.props, s.schema, c.schema)
+		}
+	}
+}
