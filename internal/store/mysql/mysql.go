@@ -45,6 +45,7 @@ type Store struct {
 	partitions int64
 	kind       string // "MySQL", "MariaDB" or "TiDB", from the version string
 	useProc    bool   // mysql_write_procedure
+	socks      sockets
 	t          store.Tables
 	deferIndex bool
 	droppedIdx bool
@@ -164,6 +165,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		for k, v := range params {
 			c.Params[k] = v
 		}
+		c.DialFunc = s.socks.dial
 		conn, err := gomysql.NewConnector(c)
 		if err != nil {
 			return nil, err

@@ -342,7 +342,7 @@ func TestProcedureLockTimeoutRollsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer blocker.Rollback()
-	if _, err := blocker.Exec("SELECT version FROM "+q(s.t.Link)+" WHERE link_type = 1 AND id1 = 1 AND id2 = 2 FOR UPDATE"); err != nil {
+	if _, err := blocker.Exec("SELECT version FROM " + q(s.t.Link) + " WHERE link_type = 1 AND id1 = 1 AND id2 = 2 FOR UPDATE"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("new")})
@@ -366,5 +366,102 @@ func TestProcedureLockTimeoutRollsBack(t *testing.T) {
 	}
 	if n, err := s.CountLinks(ctx, 1, 1); err != nil || n != 1 {
 		t.Fatalf("count = %d, %v; want 1", n, err)
+	}
+}
+
+// TestCancelAbortsStatementInFlight: request operations do not hand their
+// context to the driver's per-statement watcher (see cancel.go), so a
+// cancellation has to reach a statement blocked in the server another way:
+// the store aborts its sockets. Here the statement waits for a row lock
+// (InnoDB would wait 50 s); cancelling returns context.Canceled at once and
+// the store keeps working on new connections.
+func TestCancelAbortsStatementInFlight(t *testing.T) {
+	bg := context.Background()
+	s := fresh(t, "innodb")
+	if err := s.Init(bg, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddLink(bg, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// The lock holder is another client: the abort closes this store's sockets.
+	u, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + s.db
+	other, err := Open(bg, store.Options{Props: store.MapProps{"url": u.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	blocker, err := other.r.BeginTx(bg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback()
+	if _, err := blocker.Exec("SELECT count FROM " + q(s.t.Count) + " WHERE id = 1 AND link_type = 1 FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	res := make(chan error, 1)
+	go func() {
+		_, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 3, Visibility: 1})
+		res <- err
+	}()
+	// Cancel once the write's count-row statement runs: it is blocked
+	// until the blocker rolls back.
+	admin := other.load
+	for waited := time.Duration(0); ; waited += 10 * time.Millisecond {
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE 'INSERT INTO `counttable`%'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		select {
+		case err := <-res:
+			t.Fatalf("the write returned %v before waiting for the lock", err)
+		default:
+		}
+		if waited > 10*time.Second {
+			rows, _ := admin.Query("SELECT COALESCE(state, ''), COALESCE(info, '') FROM information_schema.processlist WHERE db = DATABASE()")
+			var states []string
+			for rows != nil && rows.Next() {
+				var st, info string
+				rows.Scan(&st, &info)
+				states = append(states, st+": "+info)
+			}
+			t.Fatalf("the write never reached the count row; sessions: %q", states)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-res:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled write returned %v, want context.Canceled", err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("cancelled write took %v to return", d)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("cancelled write still blocked after 20 s")
+	}
+	if err := blocker.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// The server may still have finished the aborted write once the lock
+	// was free (closing a socket does not stop a statement; go-sql-driver's
+	// own cancellation closes the connection too): either way the count
+	// matches the links.
+	if res, err := s.AddLink(bg, &graph.Link{ID1: 1, LinkType: 1, ID2: 3, Visibility: 1}); err != nil || (res != graph.Inserted && res != graph.Unchanged) {
+		t.Fatalf("write after the abort = %v, %v", res, err)
+	}
+	if n, err := s.CountLinks(bg, 1, 1); err != nil || n != 2 {
+		t.Fatalf("count = %d, %v; want 2", n, err)
 	}
 }

@@ -217,17 +217,23 @@ func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, e
 }
 
 // AddLink implements store.Store.
-func (s *Store) AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+func (s *Store) AddLink(ctx context.Context, l *graph.Link) (_ graph.WriteResult, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	return s.upsert(ctx, l)
 }
 
 // UpdateLink implements store.Store.
-func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (_ graph.WriteResult, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	return s.upsert(ctx, l)
 }
 
 // DeleteLink implements store.Store.
-func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (bool, error) {
+func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (_ bool, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	mode := 1
 	if expunge {
 		mode = 2
@@ -240,7 +246,9 @@ func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool
 }
 
 // MultigetLinks implements store.Store.
-func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []graph.Link) ([]graph.Link, error) {
+func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []graph.Link) (_ []graph.Link, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	if len(id2s) == 0 {
 		return dst, nil
 	}
@@ -296,7 +304,9 @@ func (s *Store) multigetStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 }
 
 // GetLinkList implements store.Store.
-func (s *Store) GetLinkList(ctx context.Context, lq graph.ListQuery, dst []graph.Link) ([]graph.Link, error) {
+func (s *Store) GetLinkList(ctx context.Context, lq graph.ListQuery, dst []graph.Link) (_ []graph.Link, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return dst, err
@@ -319,7 +329,9 @@ func (st *stmts) nodes() sqlstore.NodeStmts {
 }
 
 // CountLinks implements store.Store.
-func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
+func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (_ int64, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
@@ -328,7 +340,9 @@ func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 }
 
 // AddNode implements store.Store.
-func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
+func (s *Store) AddNode(ctx context.Context, n *graph.Node) (_ int64, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
@@ -337,7 +351,9 @@ func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 }
 
 // GetNode implements store.Store.
-func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error) {
+func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (_ graph.Node, _ bool, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return graph.Node{}, false, err
@@ -346,7 +362,9 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.No
 }
 
 // UpdateNode implements store.Store.
-func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
+func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (_ bool, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return false, err
@@ -355,7 +373,9 @@ func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
 }
 
 // DeleteNode implements store.Store.
-func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
+func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (_ bool, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return false, err
