@@ -612,13 +612,17 @@ func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase str
 	for _, en := range e.cfg.Props.Entries() {
 		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: report.Redact(en.Key, en.Value), Origin: en.OriginText()})
 	}
+	// After Ctrl-C ctx is cancelled, but the results of what ran still
+	// name the server and its settings: ask with a context of its own.
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
 	if d, ok := st.(store.Describer); ok {
-		if desc, err := d.Describe(ctx); err == nil {
+		if desc, err := d.Describe(bctx); err == nil {
 			r.StoreVersion, r.StoreSettings = desc.Version, desc.Settings
 		}
 	}
 	if s, ok := st.(store.Sizer); ok {
-		if n, err := s.SizeOnDisk(ctx); err == nil {
+		if n, err := s.SizeOnDisk(bctx); err == nil {
 			r.SizeOnDisk = n
 		}
 	}

@@ -30,11 +30,14 @@ func buildBinary(t *testing.T) string {
 func TestSignalsStopCleanly(t *testing.T) {
 	bin := buildBinary(t)
 	for _, c := range []struct {
-		sig  syscall.Signal
-		code int
-	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		sig    syscall.Signal
+		code   int
+		config string
+	}{{syscall.SIGINT, 130, "LinkConfigMemory.properties"}, {syscall.SIGTERM, 143, "LinkConfigMemory.properties"},
+		// SQLite reads its settings with the (cancelled) run context.
+		{syscall.SIGINT, 130, "LinkConfigSqlite.properties"}} {
 		dir := t.TempDir()
-		cmd := exec.Command(bin, "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001", "-D", "nlinks_func=const",
+		cmd := exec.Command(bin, "-c", repoConfig(t, c.config), "-D", "maxid1=2001", "-D", "nlinks_func=const",
 			"-D", "nlinks_default=3", "-D", "maxtime=600", "-D", "requesters=2", "-D", "progressfreq=1", "-l", "-r")
 		cmd.Dir = dir
 		var stdout strings.Builder
@@ -80,6 +83,8 @@ func TestSignalsStopCleanly(t *testing.T) {
 			t.Errorf("%v: bundles %v, leftovers %v", c.sig, bundles, tmp)
 		} else if b, _ := os.ReadFile(bundles[0]); !strings.Contains(string(b), `"interrupted": true`) {
 			t.Errorf("%v: the bundle does not say it was interrupted", c.sig)
+		} else if !strings.Contains(string(b), `"store_version"`) || !strings.Contains(string(b), `"store_settings"`) {
+			t.Errorf("%v, %s: the interrupted run's bundle lacks the store's version and settings", c.sig, c.config)
 		}
 	}
 }

@@ -2,8 +2,13 @@ package mysql
 
 import (
 	"context"
+	"fmt"
+	"log"
 	"net"
+	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -23,22 +28,54 @@ import (
 
 // sockets are the store's open connections, for abort.
 type sockets struct {
-	mu sync.Mutex
-	m  map[*trackedConn]struct{}
+	mu      sync.Mutex
+	m       map[*trackedConn]struct{}
+	aborted atomic.Bool // abort has run at least once
+}
+
+// driverLog is go-sql-driver's logger: its own format on stderr, without
+// the "use of closed network connection" lines of statements an abort
+// stopped (the driver stays quiet about its own cancellations too).
+type driverLog struct {
+	set *sockets
+	out *log.Logger
+}
+
+// Print implements gomysql.Logger.
+func (l driverLog) Print(v ...any) {
+	if l.set.aborted.Load() && strings.Contains(fmt.Sprint(v...), net.ErrClosed.Error()) {
+		return
+	}
+	l.out.Print(v...)
 }
 
 // trackedConn is a driver connection's socket, registered while open.
 type trackedConn struct {
 	net.Conn
-	set *sockets
+	set     *sockets
+	aborted atomic.Bool
 }
 
-// Close unregisters the socket and closes it.
+// Close unregisters the socket and closes it. An aborted socket is
+// already closed; saying so would only make the driver log it.
 func (c *trackedConn) Close() error {
 	c.set.mu.Lock()
 	delete(c.set.m, c)
 	c.set.mu.Unlock()
+	if c.aborted.Load() {
+		return nil
+	}
 	return c.Conn.Close()
+}
+
+// Write discards what the driver sends on an aborted socket (its goodbye
+// when the pool drops the connection) instead of failing, which the
+// driver would log; reads fail, so no statement can succeed on it.
+func (c *trackedConn) Write(b []byte) (int, error) {
+	if c.aborted.Load() {
+		return len(b), nil
+	}
+	return c.Conn.Write(b)
 }
 
 // SyscallConn keeps go-sql-driver's liveness check of pooled connections.
@@ -70,9 +107,11 @@ func (s *sockets) dial(ctx context.Context, network, addr string) (net.Conn, err
 
 // abort closes every open socket; blocked reads and writes fail at once.
 func (s *sockets) abort() {
+	s.aborted.Store(true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.m {
+		c.aborted.Store(true)
 		c.Conn.Close()
 	}
 }
@@ -92,4 +131,8 @@ func (s *Store) detach(ctx context.Context) (context.Context, func(error) error)
 		}
 		return err
 	}
+}
+
+func newDriverLog(s *sockets) driverLog {
+	return driverLog{set: s, out: log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime)}
 }

@@ -166,6 +166,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 			c.Params[k] = v
 		}
 		c.DialFunc = s.socks.dial
+		c.Logger = newDriverLog(&s.socks)
 		conn, err := gomysql.NewConnector(c)
 		if err != nil {
 			return nil, err
