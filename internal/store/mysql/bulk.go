@@ -232,12 +232,14 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	if serverKind(v) == "TiDB" {
 		d.Settings["engine"] = "TiDB (its own storage; mysql_engine does not apply)"
 	}
-	d.Settings["link_writes"] = "client transaction (six statements)"
-	if s.useProc && s.kind != "TiDB" {
-		d.Settings["link_writes"] += "; the procedure " + strings.Trim(s.writeProc(), "`") + " is missing (`linkbench init` adds it)"
-	}
-	if st, err := s.prepared(ctx); err == nil && st.call != nil {
-		d.Settings["link_writes"] = "CALL " + strings.Trim(s.writeProc(), "`")
+	proc := strings.Trim(s.writeProc(), "`")
+	switch st, err := s.prepared(ctx); {
+	case err == nil && st.call != nil:
+		d.Settings["link_writes"] = "CALL " + proc
+	case s.useProc && s.kind != "TiDB":
+		d.Settings["link_writes"] = "client transaction (six statements); the procedure " + proc + " is missing (`linkbench init` adds it)"
+	default:
+		d.Settings["link_writes"] = "client transaction (six statements)"
 	}
 	for _, k := range []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "rocksdb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin", "transaction_isolation", "tidb_txn_mode"} {
 		var val sql.NullString

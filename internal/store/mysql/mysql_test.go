@@ -271,6 +271,39 @@ func TestProcedureComparesDataAsBytes(t *testing.T) {
 	}
 }
 
+// openAs opens another client on db, as user (nil: the test URL's user);
+// it is closed when the test ends.
+func openAs(t *testing.T, db string, user *url.Userinfo) *Store {
+	t.Helper()
+	u, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user != nil {
+		u.User = user
+	}
+	u.Path = "/" + db
+	s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": u.String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// withOneLink is an initialised InnoDB store holding the link 1/1/2.
+func withOneLink(t *testing.T) *Store {
+	t.Helper()
+	s := fresh(t, "innodb")
+	if err := s.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddLink(context.Background(), &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestInitWithoutRoutinePrivilege: a user who may not create routines
 // still loads and runs, with link writes sent from the client.
 func TestInitWithoutRoutinePrivilege(t *testing.T) {
@@ -286,17 +319,7 @@ func TestInitWithoutRoutinePrivilege(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { admin.w.Exec("DROP USER '" + user + "'@'127.0.0.1'") })
-	u, err := url.Parse(testURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.User = url.UserPassword(user, "pw")
-	u.Path = "/" + admin.db
-	s, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openAs(t, admin.db, url.UserPassword(user, "pw"))
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatalf("init without CREATE ROUTINE: %v", err)
 	}
@@ -315,15 +338,9 @@ func TestInitWithoutRoutinePrivilege(t *testing.T) {
 // count-row lock taken by the first statement.
 func TestProcedureLockTimeoutRollsBack(t *testing.T) {
 	ctx := context.Background()
-	s := fresh(t, "innodb")
-	if err := s.Init(ctx, false); err != nil {
-		t.Fatal(err)
-	}
+	s := withOneLink(t)
 	if got := linkWrites(t, s); !strings.HasPrefix(got, "CALL") {
 		t.Fatalf("link_writes = %q", got)
-	}
-	if _, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); err != nil {
-		t.Fatal(err)
 	}
 	// One write connection, with a 1 s lock wait timeout.
 	s.w.SetMaxOpenConns(1)
@@ -377,24 +394,9 @@ func TestProcedureLockTimeoutRollsBack(t *testing.T) {
 // the store keeps working on new connections.
 func TestCancelAbortsStatementInFlight(t *testing.T) {
 	bg := context.Background()
-	s := fresh(t, "innodb")
-	if err := s.Init(bg, false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.AddLink(bg, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); err != nil {
-		t.Fatal(err)
-	}
+	s := withOneLink(t)
 	// The lock holder is another client: the abort closes this store's sockets.
-	u, err := url.Parse(testURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + s.db
-	other, err := Open(bg, store.Options{Props: store.MapProps{"url": u.String()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := openAs(t, s.db, nil)
 	blocker, err := other.r.BeginTx(bg, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // stmts are server-side prepared statements, prepared on first use.
 type stmts struct {
 	mu                                              sync.Mutex
-	ready                                           bool
+	ready                                           atomic.Bool // set after the statements, read without mu
 	lockCount, getLink, insLink, updLink, delLink   *sql.Stmt
 	hideLink, bumpCount, dropCount                  *sql.Stmt
 	list, count, getNode, insNode, updNode, delNode *sql.Stmt
@@ -45,6 +45,7 @@ func (st *stmts) close() {
 }
 
 func (st *stmts) closeLocked() {
+	st.ready.Store(false)
 	for _, s := range st.all() {
 		if s != nil {
 			s.Close()
@@ -59,14 +60,17 @@ func (st *stmts) closeLocked() {
 			m.Close()
 		}
 	}
-	st.ready = false
 }
 
 func (s *Store) prepared(ctx context.Context) (*stmts, error) {
 	st := &s.st
+	// Every operation comes here: no lock once the statements exist.
+	if st.ready.Load() {
+		return st, nil
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.ready {
+	if st.ready.Load() {
 		return st, nil
 	}
 	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
@@ -101,7 +105,7 @@ func (s *Store) prepared(ctx context.Context) (*stmts, error) {
 		}
 		return nil, classify(err)
 	}
-	st.ready = true
+	st.ready.Store(true)
 	return st, nil
 }
 

@@ -77,20 +77,7 @@ func (p *payloads) add(v []byte) []byte {
 
 // listRow decodes id2, data, time, version.
 func listRow(v [][]byte, l *graph.Link, data *payloads) error {
-	id2, err := wireInt(v[0], 8, "id2")
-	if err != nil {
-		return err
-	}
-	tm, err := wireInt(v[2], 8, "time")
-	if err != nil {
-		return err
-	}
-	ver, err := wireInt(v[3], 8, "version")
-	if err != nil {
-		return err
-	}
-	l.ID2, l.Time, l.Version, l.Data = id2, tm, int32(ver), data.add(v[1])
-	return nil
+	return linkCols(v[0], v[1], v[2], v[3], l, data)
 }
 
 // multigetRow decodes id2, visibility, data, time, version.
@@ -100,7 +87,24 @@ func multigetRow(v [][]byte, l *graph.Link, data *payloads) error {
 		return err
 	}
 	l.Visibility = uint8(vis)
-	return listRow([][]byte{v[0], v[2], v[3], v[4]}, l, data)
+	return linkCols(v[0], v[2], v[3], v[4], l, data)
+}
+
+func linkCols(id2v, datav, tmv, verv []byte, l *graph.Link, data *payloads) error {
+	id2, err := wireInt(id2v, 8, "id2")
+	if err != nil {
+		return err
+	}
+	tm, err := wireInt(tmv, 8, "time")
+	if err != nil {
+		return err
+	}
+	ver, err := wireInt(verv, 8, "version")
+	if err != nil {
+		return err
+	}
+	l.ID2, l.Time, l.Version, l.Data = id2, tm, int32(ver), data.add(datav)
+	return nil
 }
 
 var (
