@@ -10,7 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
+
+	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
 // go-sql-driver watches the context of every statement with a goroutine
@@ -28,6 +29,7 @@ import (
 
 // sockets are the store's open connections, for abort.
 type sockets struct {
+	dialer  netconn.Dialer
 	mu      sync.Mutex
 	m       map[*trackedConn]struct{}
 	aborted atomic.Bool // abort has run at least once
@@ -87,11 +89,10 @@ func (c *trackedConn) SyscallConn() (syscall.RawConn, error) {
 	return sc.SyscallConn()
 }
 
-// dial is the connector's dial function: go-sql-driver's own dial
-// (TCP keep-alive included) with the socket registered.
+// dial is the connector's dial function: a connection of the store's
+// io_mode (TCP keep-alive included) with the socket registered.
 func (s *sockets) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := net.Dialer{KeepAlive: 15 * time.Second}
-	c, err := d.DialContext(ctx, network, addr)
+	c, err := s.dialer.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}

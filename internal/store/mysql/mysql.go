@@ -16,6 +16,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
 // Name is the store's registered name.
@@ -51,6 +52,7 @@ type Store struct {
 	droppedIdx bool
 	st         stmts
 	noInfile   atomic.Bool // the server refused LOAD DATA LOCAL INFILE
+	release    func()      // gives back the Ps reserved for blocking connections
 }
 
 // isInfileRefused reports the errors of a server that does not allow
@@ -152,8 +154,17 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc}
 	n := max(o.Concurrency, 1) + 2
+	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, p.Where("io_mode"))
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}}
+	s.socks.dialer = netconn.Dialer{Mode: mode, Timeout: cfg.Timeout}
+	if mode == netconn.Blocking {
+		// Each user holds one connection of one pool at a time.
+		s.release = netconn.Reserve(n)
+	}
 	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()
 		c.InterpolateParams = interpolate
@@ -281,5 +292,6 @@ func (s *Store) Close() error {
 			errs = append(errs, db.Close())
 		}
 	}
+	s.release()
 	return errors.Join(errs...)
 }
