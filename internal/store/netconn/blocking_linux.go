@@ -33,7 +33,7 @@ type blockingConn struct {
 	// io is held shared by each read and write system call and exclusively
 	// by Close before it releases the descriptor, so a number that the
 	// kernel reuses is never read by a late call.
-	io      sync.RWMutex
+	io     sync.RWMutex
 	closed atomic.Bool
 
 	readDeadline, writeDeadline atomic.Int64 // unix nanoseconds, 0 = none
