@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"github.com/linkbench/linkbench/internal/report"
 	"github.com/spf13/cobra"
 )
 
@@ -36,6 +37,9 @@ type options struct {
 	rates      string
 	points     int
 	pointTime  float64
+	// ignoreGraph runs, sweeps or checks a store whose graph does not
+	// match the configuration (recorded in the results).
+	ignoreGraph bool
 }
 
 // parseShard reads --shard I/N.
@@ -55,6 +59,7 @@ type app struct {
 	opts           options
 	profile        *os.File
 	lastBundle     string // the directory of the last results bundle written
+	graphCheck     *report.GraphCheck
 }
 
 func newApp(stdout, stderr io.Writer) *app { return &app{stdout: stdout, stderr: stderr} }
@@ -157,6 +162,7 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 	root.Flags().BoolVarP(&a.opts.load, "load", "l", false, "execute the load phase")
 	root.Flags().BoolVarP(&a.opts.req, "request", "r", false, "execute the request phase")
 	root.Flags().BoolVar(&a.opts.truncate, "truncate", false, "empty the store before loading")
+	root.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 
 	loadCmd := &cobra.Command{
@@ -174,6 +180,7 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runPhases(cmd.Context(), false, true) },
 	}
+	runCmd.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
 	runCmd.Flags().IntVar(&a.opts.loops, "loops", 1, "run the request phase this many times back to back, with a summary per loop")
 	runCmd.Flags().Float64Var(&a.opts.loopTime, "loop-time", 0, "seconds of each loop (default: maxtime)")
 	sweepCmd := &cobra.Command{
@@ -186,6 +193,7 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.sweep(cmd.Context()) },
 	}
+	sweepCmd.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
 	sweepCmd.Flags().StringVar(&a.opts.rates, "rates", "", "comma-separated arrival rates in requests/s (default: automatic)")
 	sweepCmd.Flags().IntVar(&a.opts.points, "points", 10, "number of automatic points, from 1/N to N/N of the saturation throughput")
 	sweepCmd.Flags().Float64Var(&a.opts.pointTime, "point-time", 30, "seconds measured at each point (and for the calibration)")
@@ -210,6 +218,7 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.check(cmd.Context()) },
 	}
+	checkCmd.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
 	initCmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create the store's schema (idempotent)",
@@ -238,6 +247,8 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd, reportCmd, sweepCmd)
 	return root
 }
+
+const ignoreGraphDoc = "go ahead even when the store's graph does not match the configuration (no graph, other parameters, unfinished load); recorded in the results"
 
 // usageError is a command-line mistake: message plus usage, exit code 1.
 func usageError(err error) error {

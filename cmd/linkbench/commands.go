@@ -16,7 +16,6 @@ import (
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/store"
-	"github.com/linkbench/linkbench/internal/workload"
 )
 
 // printConfig prints every effective key, its value and its origin.
@@ -78,12 +77,8 @@ func (a *app) check(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("store %s cannot be checked (it has no scan ability)", e.drv.Name)
 	}
-	if ms, ok := st.(store.MetaStore); ok {
-		if meta, err := ms.GetMeta(ctx); err == nil {
-			if v := meta[workload.MetaComplete]; v == "false" {
-				e.log.Warnf("the last load of this store did not complete")
-			}
-		}
+	if err := a.checkGraph(ctx, e, st, "check"); err != nil {
+		return err
 	}
 	res, err := check.Run(ctx, sc, check.Options{})
 	if err != nil {

@@ -130,7 +130,7 @@ func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 		t.Error(err)
 	}
 	// ...and refuses a different one.
-	if _, errOut, code := runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=3001"); code != 1 || !strings.Contains(errOut, "maxid1: loaded graph has 2001, config says 3001") {
+	if _, errOut, code := runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=3001"); code != 1 || !strings.Contains(errOut, "maxid1: the store's graph has 2001, the configuration says 3001 (-D)") {
 		t.Fatalf("mismatch: exit %d %s", code, errOut)
 	}
 	out, errOut, code = runCLI(t, dir, "check")
@@ -260,8 +260,14 @@ func latestBundle(t *testing.T, dir, phase string) string {
 
 func TestSweepWritesCurveAndBundles(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, dir, "sweep", "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001",
-		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1")
+	// The memory store starts empty in every process: a sweep is refused
+	// unless --ignore-graph, which the results record.
+	args := []string{"sweep", "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1"}
+	if _, errOut, code := runCLI(t, dir, args...); code != 1 || !strings.Contains(errOut, "refusing to sweep: the store holds no graph") {
+		t.Fatalf("sweep of an empty store: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, dir, append(args, "--ignore-graph")...)
 	if code != 0 || !strings.Contains(out, "SWEEP COMPLETED. 2 points.") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -269,6 +275,9 @@ func TestSweepWritesCurveAndBundles(t *testing.T) {
 	points, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-request", "summary.json"))
 	if len(sweeps) != 1 || len(points) != 2 {
 		t.Fatalf("sweep bundles %v, point bundles %v", sweeps, points)
+	}
+	if b, _ := os.ReadFile(points[0]); !strings.Contains(string(b), `"ignored": true`) {
+		t.Errorf("a point's summary.json does not record --ignore-graph:\n%.600s", b)
 	}
 	page, _ := os.ReadFile(filepath.Join(filepath.Dir(sweeps[0]), "report.html"))
 	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "latency against throughput"} {

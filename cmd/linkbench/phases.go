@@ -275,7 +275,11 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	_, err = e.retry().Do(ctx, func() error {
 		switch {
 		case canResume && nShards > 1:
-			return journal.UpdateMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true), prefix)
+			// This shard's journal goes; its state says it is done, so a
+			// run can tell when every shard has loaded.
+			meta := workload.GraphMeta(cfg, dataHash, toolVersion(), true)
+			meta[prefix+workload.JournalState] = workload.JournalDone
+			return journal.UpdateMeta(ctx, meta, prefix)
 		case hasMeta:
 			return ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true))
 		}
@@ -355,6 +359,12 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 		a.println(e, "NO REQUEST PHASE CONFIGURED.")
 		return nil
 	}
+	if err := checkSchema(ctx, st); err != nil {
+		return err
+	}
+	if err := a.checkGraph(ctx, e, st, "run"); err != nil {
+		return err
+	}
 	loops := max(a.opts.loops, 1)
 	if a.opts.loopTime > 0 {
 		cfg.MaxTime = time.Duration(a.opts.loopTime * float64(time.Second))
@@ -394,23 +404,6 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	cfg := e.cfg
 	if err := checkSchema(ctx, st); err != nil {
 		return nil, err
-	}
-	dataHash := ""
-	if e.data != nil {
-		dataHash = e.data.Hash()
-	}
-	if ms, ok := st.(store.MetaStore); ok {
-		meta, err := ms.GetMeta(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read graph metadata: %w", err)
-		}
-		adopted, err := workload.AdoptMeta(cfg, meta, dataHash)
-		if err != nil {
-			return nil, err
-		}
-		if len(adopted) > 0 {
-			e.log.Infof("using the loaded graph's %s", strings.Join(adopted, ", "))
-		}
 	}
 	g, err := e.graph(time.Now().UnixMilli())
 	if err != nil {
@@ -608,6 +601,9 @@ func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase str
 		SchemaVersion: report.SchemaVersion, Phase: phase, ToolVersion: toolVersion(),
 		StartedAt: started, ElapsedSec: elapsed.Seconds(), Store: e.drv.Name,
 		Environment: report.CurrentEnvironment(),
+	}
+	if phase == "request" {
+		r.GraphCheck = a.graphCheck
 	}
 	for _, en := range e.cfg.Props.Entries() {
 		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: report.Redact(en.Key, en.Value), Origin: en.OriginText()})

@@ -47,6 +47,12 @@ func (a *app) sweep(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	if err := checkSchema(ctx, st); err != nil {
+		return err
+	}
+	if err := a.checkGraph(ctx, e, st, "sweep"); err != nil {
+		return err
+	}
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
 	sw := &report.Sweep{SchemaVersion: report.SchemaVersion, Store: e.drv.Name, PointSec: a.opts.pointTime}
 	cfg.Requests, cfg.Stages, cfg.MaxTime = 0, "", pointTime

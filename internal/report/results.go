@@ -78,6 +78,23 @@ type Results struct {
 	MaxBacklog float64 `json:"max_backlog,omitempty"`
 	// SizeBefore is the store size on disk when the phase started.
 	SizeBefore int64 `json:"size_before_bytes,omitempty"`
+	// GraphCheck is how the store's graph compared with the configuration
+	// before a request phase.
+	GraphCheck *GraphCheck `json:"graph_check,omitempty"`
+}
+
+// GraphCheck records the comparison of the store's graph with the
+// configuration.
+type GraphCheck struct {
+	// Adopted are the graph parameters taken from the store's record
+	// because the user did not set them ("maxid1=20001").
+	Adopted []string `json:"adopted,omitempty"`
+	// Unrecorded is set when the graph had no record to compare with.
+	Unrecorded bool `json:"unrecorded,omitempty"`
+	// Ignored is set when the run went ahead despite Problems
+	// (--ignore-graph): its figures describe another graph than configured.
+	Ignored  bool     `json:"ignored,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // curvePercentiles are the points of a latency percentile curve.

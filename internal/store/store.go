@@ -161,3 +161,10 @@ type Description struct {
 type BatchHinter interface {
 	BulkBatchRows() int
 }
+
+// DataPather is an embedded store that keeps its data in a file or
+// directory of the local file system (recorded with the results: the file
+// system and device under it shape the figures).
+type DataPather interface {
+	DataPath() string
+}
