@@ -114,12 +114,9 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if !ok {
 		return fmt.Errorf("store %s cannot bulk load", e.drv.Name)
 	}
-	if in, ok := st.(store.Initializer); ok {
-		if err := in.Init(ctx, false); err != nil {
-			return fmt.Errorf("create schema: %w", err)
-		}
-	}
-	if err := checkSchema(ctx, st); err != nil {
+	// Over a partial graph (--truncate, --resume) an existing schema is
+	// left as it is until the tables are emptied or the load resumed.
+	if err := prepareSchema(ctx, st, a.opts.truncate || a.opts.resume || a.opts.resumeAuto); err != nil {
 		return err
 	}
 	shard, nShards, err := parseShard(a.opts.shard)
@@ -150,8 +147,13 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	case a.opts.truncate:
 		if r, ok := st.(store.Resetter); ok {
 			e.log.Infof("emptying the store before loading (--truncate)")
+			t0 := time.Now()
 			if err := r.Reset(ctx); err != nil {
 				return fmt.Errorf("truncate: %w", err)
+			}
+			e.log.Infof("store emptied in %.1f s", time.Since(t0).Seconds())
+			if err := prepareSchema(ctx, st, false); err != nil {
+				return err
 			}
 		}
 	default:
@@ -249,7 +251,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	}
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
-	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, Shard: shard, Shards: nShards}
+	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, OnStage: prog.stage, Shard: shard, Shards: nShards}
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
@@ -288,19 +290,41 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err != nil {
 		return fmt.Errorf("record graph metadata: %w", err)
 	}
-	a.println(e, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Elapsed))
-	var sb strings.Builder
-	report.WriteOpLines(&sb, res.Summary, cfg.Loaders+1)
-	a.print(e, sb.String())
+	a.printResults(e, res.Summary, cfg.Loaders+1, func(sb *strings.Builder) {
+		report.WriteStageTable(sb, res.Stages, res.InsertElapsed.Seconds(), res.FinishElapsed.Seconds())
+		sb.WriteString("\n")
+	}, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Elapsed))
 	if err := a.writeCSVStats(res.Summary, cfg.Loaders+1); err != nil {
 		return err
 	}
 	r := a.baseResults(ctx, e, st, "load", started, res.Elapsed)
-	r.Totals = report.Totals{Nodes: res.Nodes, Links: res.Links, Counts: res.Counts, LinksPerSec: perSec(res.Links, res.Elapsed)}
+	r.Totals = report.Totals{Nodes: res.Nodes, Links: res.Links, Counts: res.Counts, LinksPerSec: perSec(res.Links, res.Elapsed),
+		InsertSec: res.InsertElapsed.Seconds(), FinishSec: res.FinishElapsed.Seconds()}
 	r.Ops = res.Summary
+	r.LoadStages = res.Stages
 	a.addUsage(e, r, usage, samples, res.Links, "link", sizeBefore)
 	r.Intervals = res.Collector.Series()
 	return a.writeBundle(e, r, res.Collector)
+}
+
+// prepareSchema creates the store's schema (Init is idempotent). With
+// keepExisting a schema that is already there is left as it is: after an
+// interrupted load the deferred index is missing, and creating it here
+// would build it over the partial tables before --truncate empties them or
+// before --resume adds the rest; the load's end builds it once, over
+// every row.
+func prepareSchema(ctx context.Context, st store.Store, keepExisting bool) error {
+	if keepExisting {
+		if sc, ok := st.(interface{ CheckSchema(context.Context) error }); ok && sc.CheckSchema(ctx) == nil {
+			return nil
+		}
+	}
+	if in, ok := st.(store.Initializer); ok {
+		if err := in.Init(ctx, false); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	}
+	return checkSchema(ctx, st)
 }
 
 // monitor samples resource use; the database's local directory and server
@@ -481,12 +505,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		e.log.Infof("ThreadID = %d total requests = %d requests/second = %.0f found = %d not found = %d history queries = %d/%d failed = %d",
 			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.Requests, t.Failed)
 	}
-	var sb strings.Builder
-	report.WriteOpLines(&sb, res.Summary, cfg.Requesters)
-	sb.WriteString("\n")
-	report.WriteTable(&sb, res.Summary)
-	a.print(e, sb.String())
-	a.println(e, report.RequestLine(res.Requests, res.Elapsed))
+	a.printResults(e, res.Summary, cfg.Requesters, nil, report.RequestLine(res.Requests, res.Elapsed))
 	if err := a.writeCSVStats(res.Summary, cfg.Requesters); err != nil {
 		return nil, err
 	}
@@ -574,6 +593,23 @@ func limitText(cfg *config.Config) string {
 func workloadGens(e *env) (workload.Gens, error) { return workload.NewGens(e.cfg) }
 
 func (a *app) println(e *env, s string) { a.print(e, s+"\n") }
+
+// printResults prints a phase's final results once: what before writes
+// (if any), the per-op table and the completion line scripts parse. The
+// reference's per-op lines ("OP count = N  p25 = ...", wider than a
+// terminal) go to the -L log file only, beside -csvstats and the bundle.
+func (a *app) printResults(e *env, ops []stats.OpSummary, threads int, before func(*strings.Builder), completed string) {
+	var sb strings.Builder
+	if before != nil {
+		before(&sb)
+	}
+	report.WriteTable(&sb, ops)
+	sb.WriteString(completed + "\n")
+	fmt.Fprint(a.stdout, sb.String())
+	var ref strings.Builder
+	report.WriteOpLines(&ref, ops, threads)
+	e.log.toFile(ref.String() + sb.String())
+}
 
 func (a *app) print(e *env, s string) {
 	fmt.Fprint(a.stdout, s)

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
@@ -23,51 +25,174 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// loadProgress shows a progress bar with ETA on a terminal, and a log line
-// every progressfreq otherwise.
+// loadProgress shows the load's progress: on a terminal one bar that
+// names the stage under way, its rate and the elapsed time (log lines
+// print above it); otherwise a log line every progressfreq. Stage starts
+// and ends are logged in both cases.
 type loadProgress struct {
 	log   *logger
 	every time.Duration
 	last  time.Time
+	start time.Time
 	p     *mpb.Progress
 	bar   *mpb.Bar
+
+	mu  sync.Mutex
+	cur workload.LoadProgress
+	at  time.Time // when cur was taken
 }
 
 func newLoadProgress(w io.Writer, log *logger, every time.Duration) *loadProgress {
-	lp := &loadProgress{log: log, every: every, last: time.Now()}
+	lp := &loadProgress{log: log, every: every, last: time.Now(), start: time.Now()}
 	if every <= 0 {
 		lp.every = 10 * time.Second
 	}
 	if isTerminal(w) {
-		lp.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
+		lp.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(200*time.Millisecond))
+		log.redirect(lp.p)
 	}
 	return lp
 }
 
+// snapshot is the last progress, advanced to now.
+func (lp *loadProgress) snapshot() workload.LoadProgress {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	p := lp.cur
+	if !lp.at.IsZero() {
+		d := time.Since(lp.at)
+		p.Elapsed += d
+		if p.Stage != "" {
+			p.StageElapsed += d
+		}
+	} else {
+		p.Elapsed = time.Since(lp.start)
+	}
+	return p
+}
+
 func (lp *loadProgress) update(p workload.LoadProgress) {
+	lp.mu.Lock()
+	lp.cur, lp.at = p, time.Now()
+	lp.mu.Unlock()
 	if lp.p != nil {
 		if lp.bar == nil {
+			left := func(decor.Statistics) string { l, _ := loadStatus(lp.snapshot()); return l }
+			right := func(decor.Statistics) string { _, r := loadStatus(lp.snapshot()); return r }
 			lp.bar = lp.p.New(max(p.LinksTotal, 1), mpb.BarStyle(),
-				mpb.PrependDecorators(decor.Name("links "), decor.CountersNoUnit("%d / %d")),
-				mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5}), decor.Name("  ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+				mpb.PrependDecorators(decor.Any(left)), mpb.AppendDecorators(decor.Any(right)))
 		}
 		lp.bar.SetCurrent(p.Links)
 		return
 	}
-	if time.Since(lp.last) < lp.every && p.Links < p.LinksTotal {
+	if time.Since(lp.last) < lp.every {
 		return
 	}
 	lp.last = time.Now()
-	pct := 0.0
-	if p.LinksTotal > 0 {
-		pct = 100 * float64(p.Links) / float64(p.LinksTotal)
+	l, r := loadStatus(p)
+	lp.log.Infof("%s %s", l, r)
+}
+
+// stage logs the start and end of the load's stages.
+func (lp *loadProgress) stage(ev workload.StageEvent) {
+	s := ev.Stage
+	switch {
+	case !ev.Done && s.Rows > 0:
+		lp.log.Infof("stage %s: started (%s rows)", s.Name, withCommas(s.Rows))
+	case !ev.Done:
+		lp.log.Infof("stage %s: started", s.Name)
+	case s.Rows > 0 && s.Seconds() > 0:
+		lp.log.Infof("stage %s: %s rows in %.1f s (%s rows/s)", s.Name, withCommas(s.Rows), s.Seconds(), withCommas(int64(s.RowsPerSec)))
+	default:
+		lp.log.Infof("stage %s: done in %.1f s", s.Name, s.Seconds())
 	}
+}
+
+// loadStatus renders a load's progress as the text left and right of the
+// bar: the elapsed time and the stage under way, then its figures.
+func loadStatus(p workload.LoadProgress) (left, right string) {
+	el := fmt.Sprintf("[%s]", clock(p.Elapsed))
 	rate := 0.0
 	if s := p.Elapsed.Seconds(); s > 0 {
 		rate = float64(p.Links) / s
 	}
-	lp.log.Infof("%d/%d links loaded (%.1f%%) at %.0f links/s, %d/%d nodes, %d counts, %s elapsed",
-		p.Links, p.LinksTotal, pct, rate, p.Nodes, p.NodesTotal, p.Counts, p.Elapsed.Truncate(time.Second))
+	if !p.Finishing {
+		pct := 100.0
+		if p.LinksTotal > 0 {
+			pct = 100 * float64(p.Links) / float64(p.LinksTotal)
+		}
+		left = fmt.Sprintf("%s inserting links %s/%s", el, short(p.Links), short(p.LinksTotal))
+		right = fmt.Sprintf("%5.1f%% %s links/s", pct, short(int64(rate)))
+		if p.NodesTotal > 0 {
+			right += fmt.Sprintf(", nodes %s/%s", short(p.Nodes), short(p.NodesTotal))
+		}
+		if rate > 0 && p.Links < p.LinksTotal {
+			eta := time.Duration(float64(p.LinksTotal-p.Links) / rate * float64(time.Second))
+			right += ", inserts ETA " + clock(eta)
+		}
+		return left, right
+	}
+	if s := p.InsertElapsed.Seconds(); s > 0 {
+		rate = float64(p.Links) / s
+	}
+	stage := "finishing"
+	if p.Stage != "" {
+		stage = p.Stage + " " + clock(p.StageElapsed)
+		if p.StageRows > 0 {
+			stage += " (" + short(p.StageRows) + " rows)"
+		}
+	}
+	left = fmt.Sprintf("%s %s", el, stage)
+	right = fmt.Sprintf("inserts done in %s: %s links at %s links/s", clock(p.InsertElapsed), short(p.Links), short(int64(rate)))
+	return left, right
+}
+
+// clock renders d as m:ss (or h:mm:ss).
+func clock(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// short renders n with three significant digits and a k/M/G suffix.
+func short(n int64) string {
+	v := float64(n)
+	for _, u := range []struct {
+		div float64
+		suf string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= u.div {
+			x := v / u.div
+			switch {
+			case x >= 100:
+				return fmt.Sprintf("%.0f%s", x, u.suf)
+			case x >= 10:
+				return fmt.Sprintf("%.1f%s", x, u.suf)
+			}
+			return fmt.Sprintf("%.2f%s", x, u.suf)
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// withCommas renders n with thousands separators.
+func withCommas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }
 
 func (lp *loadProgress) finish() {
@@ -76,6 +201,7 @@ func (lp *loadProgress) finish() {
 			lp.bar.SetTotal(-1, true)
 		}
 		lp.p.Wait()
+		lp.log.redirect(nil)
 	}
 }
 

@@ -47,13 +47,27 @@ type logger struct {
 	mu  sync.Mutex
 	out io.Writer
 	f   *os.File
+	// via, when set, takes the lines meant for out (a progress bar that
+	// prints them above itself).
+	via io.Writer
+}
+
+// redirect sends the lines meant for stderr through w (nil: back to stderr).
+func (l *logger) redirect(w io.Writer) {
+	l.mu.Lock()
+	l.via = w
+	l.mu.Unlock()
 }
 
 func (l *logger) logf(level, format string, args ...any) {
 	line := fmt.Sprintf("%s %s: %s\n", level, time.Now().Format("2006-01-02 15:04:05.000"), fmt.Sprintf(format, args...))
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	io.WriteString(l.out, line)
+	if l.via != nil {
+		io.WriteString(l.via, line)
+	} else {
+		io.WriteString(l.out, line)
+	}
 	if l.f != nil {
 		io.WriteString(l.f, line)
 	}

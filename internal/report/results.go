@@ -43,6 +43,10 @@ type Totals struct {
 	Links       int64   `json:"links,omitempty"`
 	Counts      int64   `json:"counts,omitempty"`
 	LinksPerSec float64 `json:"links_per_sec,omitempty"`
+	// InsertSec is the part of a load spent inserting rows, FinishSec the
+	// store's finishing work after it (index builds, statistics, flushes).
+	InsertSec float64 `json:"insert_sec,omitempty"`
+	FinishSec float64 `json:"finish_sec,omitempty"`
 }
 
 // Results is the machine-readable record of one phase.
@@ -73,6 +77,9 @@ type Results struct {
 	Efficiency *sysmon.PerOp `json:"efficiency,omitempty"`
 	// Stages are the per-stage results of a staged open-loop run.
 	Stages []stats.SegmentSummary `json:"stages,omitempty"`
+	// LoadStages are a load's stages: nodes, links and counts inserted
+	// (overlapping) and each step of the store's finishing work.
+	LoadStages []stats.Stage `json:"load_stages,omitempty"`
 	// MaxBacklog is the largest open-loop backlog seen (requests due but
 	// not started): non-zero when the store could not keep up.
 	MaxBacklog float64 `json:"max_backlog,omitempty"`
