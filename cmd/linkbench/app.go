@@ -37,6 +37,10 @@ type options struct {
 	rates      string
 	points     int
 	pointTime  float64
+	// progressEvery overrides progressfreq; perOp adds the per-op block
+	// to each progress line.
+	progressEvery float64
+	perOp         bool
 	// ignoreGraph runs, sweeps or checks a store whose graph does not
 	// match the configuration (recorded in the results).
 	ignoreGraph bool
@@ -132,6 +136,8 @@ func (a *app) addCommon(cmd *cobra.Command) {
 	f.BoolVar(&a.opts.noResults, "no-results", false, "do not write a results bundle")
 	f.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	f.StringVar(&a.opts.shard, "shard", "", "I/N: this process loads (or drives) shard I of N of the graph; run N processes for the whole")
+	f.Float64Var(&a.opts.progressEvery, "progress-interval", 0, "seconds between progress lines (default: key progressfreq)")
+	f.BoolVar(&a.opts.perOp, "per-op", false, "add each op's throughput and p50/p99 to the progress lines")
 	f.StringVar(&a.opts.metrics, "metrics-addr", "", "serve live Prometheus metrics on this address (e.g. 127.0.0.1:9090) at /metrics")
 }
 

@@ -250,7 +250,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		}
 	}
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
-	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
+	prog := newLoadProgress(a.stderr, e.log, e.progressEvery)
 	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, OnStage: prog.stage, Shard: shard, Shards: nShards}
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
@@ -453,7 +453,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	if err != nil {
 		return nil, err
 	}
-	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry(), SeedOffset: uint64(shard)}
+	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry(), SeedOffset: uint64(shard), ProgressEvery: e.progressEvery}
 	if sched, err := openLoopSchedule(cfg); err != nil {
 		return nil, err
 	} else if sched != nil {
@@ -511,7 +511,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	}
 	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed)
 	r.Interrupted = res.Interrupted
-	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, OpsPerSec: perSec(res.Requests, res.Elapsed)}
+	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, Reconnects: res.Reconnects, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
 	a.addUsage(e, r, usage, samples, res.Requests, "request", sizeBefore)
 	r.Threads = res.Threads

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/linkbench/linkbench/internal/workload"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -205,37 +206,60 @@ func (lp *loadProgress) finish() {
 	}
 }
 
-// requestProgress prints the reference's progress line plus per-op p50/p99
-// and errors of the last period.
+// requestProgress logs one compact line per progress interval (and the
+// per-op block after it with --per-op).
 func (a *app) requestProgress(e *env, p workload.Progress, total int64) {
-	cfg := e.cfg
 	if p.Warmup {
-		e.log.Infof("warming up for %s (not measured)", cfg.WarmupTime)
+		e.log.Infof("warming up for %s (not measured)", e.cfg.WarmupTime)
 		return
 	}
-	var sb strings.Builder
-	if total > 0 {
-		fmt.Fprintf(&sb, "%d/%d requests finished: %.1f%% complete at %.0f ops/sec %d/%d secs elapsed: %.1f%% of time limit used",
-			p.Done, total, 100*float64(p.Done)/float64(total), p.Interval.OpsPerSec,
-			int64(p.Elapsed.Seconds()), int64(cfg.MaxTime.Seconds()), 100*p.Elapsed.Seconds()/cfg.MaxTime.Seconds())
-	} else {
-		fmt.Fprintf(&sb, "%d requests finished at %.0f ops/sec %d/%d secs elapsed: %.1f%% of time limit used",
-			p.Done, p.Interval.OpsPerSec, int64(p.Elapsed.Seconds()), int64(cfg.MaxTime.Seconds()), 100*p.Elapsed.Seconds()/cfg.MaxTime.Seconds())
+	line := progressLine(p, e.cfg.MaxTime, total)
+	if a.opts.perOp {
+		line += perOpBlock(p.Window)
 	}
-	if p.Interval.Errors > 0 {
-		fmt.Fprintf(&sb, " errors = %d", p.Interval.Errors)
+	e.log.Infof("%s", line)
+}
+
+// progressLine is the one-line summary of a progress window, in the manner
+// of sysbench's: elapsed (of the time limit), throughput, p50 and p99 over
+// every op, errors and retries per second, reconnects; then the requests
+// done of a request-limited run, the requesters still running when some
+// have stopped, and an open loop's backlog.
+func progressLine(p workload.Progress, maxTime time.Duration, total int64) string {
+	w := p.Window
+	perSec := func(n int64) float64 {
+		if w.Seconds <= 0 {
+			return 0
+		}
+		return float64(n) / w.Seconds
+	}
+	var sb strings.Builder
+	el := fmt.Sprintf("%ds", int64(p.Elapsed.Seconds()))
+	if maxTime > 0 {
+		el += fmt.Sprintf("/%ds", int64(maxTime.Seconds()))
+	}
+	fmt.Fprintf(&sb, "[%9s] %8.0f ops/s  p50 %7s ms  p99 %7s ms  err/s %6.1f  retry/s %6.1f  reconn %d",
+		el, w.OpsPerSec, report.FormatMs(w.All.P50), report.FormatMs(w.All.P99), perSec(w.Errors), perSec(w.Retries), w.Reconnects)
+	if total > 0 {
+		fmt.Fprintf(&sb, "  done %.1f%%", 100*float64(p.Done)/float64(total))
 	}
 	if p.Backlog >= 1 {
-		fmt.Fprintf(&sb, " backlog = %.0f requests behind the arrival schedule", p.Backlog)
+		fmt.Fprintf(&sb, "  backlog %.0f", p.Backlog)
 	}
-	for _, s := range p.Interval.Ops {
+	return sb.String()
+}
+
+// perOpBlock is the per-op figures of a progress window, one line each.
+func perOpBlock(w stats.Window) string {
+	var sb strings.Builder
+	for _, s := range w.Ops {
 		if s.Name == "RANGE_SIZE" {
 			continue
 		}
-		fmt.Fprintf(&sb, "\n    %-15s p50 %sms p99 %sms", s.Name, report.FormatMs(s.P50), report.FormatMs(s.P99))
+		fmt.Fprintf(&sb, "\n    %-16s %8.0f ops/s  p50 %7s ms  p99 %7s ms", s.Name, s.OpsPerSec, report.FormatMs(s.P50), report.FormatMs(s.P99))
 		if s.Errors > 0 {
-			fmt.Fprintf(&sb, " errors %d", s.Errors)
+			fmt.Fprintf(&sb, "  errors %d", s.Errors)
 		}
 	}
-	e.log.Infof("%s", sb.String())
+	return sb.String()
 }

@@ -98,6 +98,9 @@ type env struct {
 	log  *logger
 	data *dist.DataFile
 	drv  *store.Driver
+	// progressEvery is the time between progress lines: the flag
+	// --progress-interval, else progressfreq.
+	progressEvery time.Duration
 }
 
 // setup parses the config and opens the log file.
@@ -138,7 +141,14 @@ func (a *app) setup() (*env, error) {
 		lg.close()
 		return nil, fmt.Errorf("store %q (%s): %w", cfg.Store, cfg.Props.Where("store"), err)
 	}
-	e := &env{cfg: cfg, log: lg, drv: drv}
+	e := &env{cfg: cfg, log: lg, drv: drv, progressEvery: cfg.ProgressFreq}
+	if a.opts.progressEvery < 0 || a.opts.progressEvery > 1e6 {
+		lg.close()
+		return nil, fmt.Errorf("--progress-interval %g: expected seconds between progress lines, e.g. 10", a.opts.progressEvery)
+	}
+	if a.opts.progressEvery > 0 {
+		e.progressEvery = time.Duration(a.opts.progressEvery * float64(time.Second))
+	}
 	if e.data, err = cfg.LoadData(); err != nil {
 		lg.close()
 		return nil, fmt.Errorf("data_file: %w", err)

@@ -36,8 +36,10 @@ type Environment struct {
 
 // Totals are the phase-wide figures.
 type Totals struct {
-	Requests    int64   `json:"requests,omitempty"`
-	Errors      int64   `json:"errors"`
+	Requests int64 `json:"requests,omitempty"`
+	Errors   int64 `json:"errors"`
+	// Reconnects are the requests that failed on a lost connection.
+	Reconnects  int64   `json:"reconnects,omitempty"`
 	OpsPerSec   float64 `json:"ops_per_sec"`
 	Nodes       int64   `json:"nodes,omitempty"`
 	Links       int64   `json:"links,omitempty"`
