@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/spf13/cobra"
 )
 
@@ -64,6 +65,10 @@ type app struct {
 	profile        *os.File
 	lastBundle     string // the directory of the last results bundle written
 	graphCheck     *report.GraphCheck
+	exp            *stats.Exporter // live metrics, with --metrics-addr
+	// onPhase, when set (tests), is called once per phase from its first
+	// progress report, while the phase runs.
+	onPhase func(phase string)
 }
 
 func newApp(stdout, stderr io.Writer) *app { return &app{stdout: stdout, stderr: stderr} }

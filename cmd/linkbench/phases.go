@@ -39,6 +39,11 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 		return err
 	}
 	defer st.Close()
+	stopMetrics, err := a.startMetrics(e)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	e.log.Infof("store %s, graph ids [%d, %d), %d link types", e.drv.Name, cfg.StartID1, cfg.MaxID1, cfg.LinkTypeCount)
 	logStoreSettings(ctx, e, st)
 	if doLoad {
@@ -251,7 +256,13 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	}
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	prog := newLoadProgress(a.stderr, e.log, e.progressEvery)
-	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, OnStage: prog.stage, Shard: shard, Shards: nShards}
+	hook := a.phaseHook("load")
+	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnStage: prog.stage, Shard: shard, Shards: nShards,
+		OnProgress: func(p workload.LoadProgress) { prog.update(p); hook() }}
+	if a.exp != nil {
+		lp.OnCollector = func(c *stats.Collector) { a.exp.BeginPhase("load", c, prog.live()) }
+		defer a.exp.EndPhase()
+	}
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
@@ -461,28 +472,17 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		e.log.Infof("open loop: %s arrivals, %s", map[bool]string{true: "poisson", false: "uniform"}[cfg.ArrivalPoisson], describeStages(cfg))
 	}
 	total := int64(cfg.Requesters) * cfg.Requests
-	rp.OnProgress = func(p workload.Progress) { a.requestProgress(e, p, total) }
-	var streamErr error
-	var exp *stats.Exporter
-	if a.opts.metrics != "" {
-		exp = stats.NewExporter("request")
-		rp.OnCollector = exp.WatchHistograms
-		if err := exp.Serve(a.opts.metrics); err != nil {
-			return nil, err
-		}
-		defer exp.Close()
-		e.log.Infof("live metrics at http://%s/metrics", exp.Addr())
-		rp.OnProgress = func(p workload.Progress) {
-			a.requestProgress(e, p, total)
-			if cfg.MaxTime > 0 {
-				exp.SetProgress(min(p.Elapsed.Seconds()/cfg.MaxTime.Seconds(), 1))
-			}
-		}
+	hook := a.phaseHook("request")
+	rp.OnProgress = func(p workload.Progress) {
+		a.requestProgress(e, p, total)
+		hook()
 	}
+	if a.exp != nil {
+		rp.OnCollector = func(c *stats.Collector) { a.exp.BeginPhase("request", c, requestLive(cfg, rp)) }
+		defer a.exp.EndPhase()
+	}
+	var streamErr error
 	rp.OnInterval = func(iv stats.Interval) {
-		if exp != nil {
-			exp.Observe(iv)
-		}
 		if stream != nil && streamErr == nil {
 			streamErr = stream.Write(iv)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -38,13 +39,15 @@ type loadProgress struct {
 	p     *mpb.Progress
 	bar   *mpb.Bar
 
-	mu  sync.Mutex
-	cur workload.LoadProgress
-	at  time.Time // when cur was taken
+	mu     sync.Mutex
+	cur    workload.LoadProgress
+	at     time.Time       // when cur was taken
+	active map[string]bool // stages seen, true while under way
 }
 
 func newLoadProgress(w io.Writer, log *logger, every time.Duration) *loadProgress {
-	lp := &loadProgress{log: log, every: every, last: time.Now(), start: time.Now()}
+	lp := &loadProgress{log: log, every: every, last: time.Now(), start: time.Now(),
+		active: map[string]bool{"links": true, "counts": true}}
 	if every <= 0 {
 		lp.every = 10 * time.Second
 	}
@@ -75,6 +78,9 @@ func (lp *loadProgress) snapshot() workload.LoadProgress {
 func (lp *loadProgress) update(p workload.LoadProgress) {
 	lp.mu.Lock()
 	lp.cur, lp.at = p, time.Now()
+	if _, seen := lp.active["nodes"]; !seen && p.NodesTotal > 0 {
+		lp.active["nodes"] = true
+	}
 	lp.mu.Unlock()
 	if lp.p != nil {
 		if lp.bar == nil {
@@ -97,6 +103,9 @@ func (lp *loadProgress) update(p workload.LoadProgress) {
 // stage logs the start and end of the load's stages.
 func (lp *loadProgress) stage(ev workload.StageEvent) {
 	s := ev.Stage
+	lp.mu.Lock()
+	lp.active[s.Name] = !ev.Done
+	lp.mu.Unlock()
 	switch {
 	case !ev.Done && s.Rows > 0:
 		lp.log.Infof("stage %s: started (%s rows)", s.Name, withCommas(s.Rows))
@@ -106,6 +115,28 @@ func (lp *loadProgress) stage(ev workload.StageEvent) {
 		lp.log.Infof("stage %s: %s rows in %.1f s (%s rows/s)", s.Name, withCommas(s.Rows), s.Seconds(), withCommas(int64(s.RowsPerSec)))
 	default:
 		lp.log.Infof("stage %s: done in %.1f s", s.Name, s.Seconds())
+	}
+}
+
+// live are the load's figures for the metrics exporter.
+func (lp *loadProgress) live() stats.Live {
+	return stats.Live{
+		Progress: func() float64 {
+			p := lp.snapshot()
+			if p.LinksTotal <= 0 {
+				return 0
+			}
+			return float64(p.Links) / float64(p.LinksTotal)
+		},
+		LoadStages: func() map[string]bool {
+			lp.mu.Lock()
+			defer lp.mu.Unlock()
+			return maps.Clone(lp.active)
+		},
+		LoadRows: func() (int64, int64, int64) {
+			p := lp.snapshot()
+			return p.Nodes, p.Links, p.Counts
+		},
 	}
 }
 

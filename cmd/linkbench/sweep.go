@@ -47,6 +47,11 @@ func (a *app) sweep(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	stopMetrics, err := a.startMetrics(e)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	if err := checkSchema(ctx, st); err != nil {
 		return err
 	}

@@ -219,3 +219,31 @@ func (c *Collector) TakeWindow() Window {
 	c.windowStart = c.last
 	return w
 }
+
+// OpCounters are an op's cumulative counters.
+type OpCounters struct {
+	Count, Errors, Retries, Reconnects int64
+}
+
+// Counters returns every op's cumulative counters up to the last tick.
+func (c *Collector) Counters() [graph.NumOps]OpCounters {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out [graph.NumOps]OpCounters
+	for i := range c.cumulative {
+		r := &c.cumulative[i]
+		out[i] = OpCounters{Count: r.count, Errors: r.errors, Retries: r.retries, Reconnects: r.reconnects}
+	}
+	return out
+}
+
+// LastInterval returns the interval of the last tick (false before the
+// first).
+func (c *Collector) LastInterval() (Interval, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.series) == 0 {
+		return Interval{}, false
+	}
+	return c.series[len(c.series)-1], true
+}

@@ -35,6 +35,9 @@ type LoadPhase struct {
 	// OnProgress, when set, is called about once a second, during the
 	// store's finishing work too.
 	OnProgress func(LoadProgress)
+	// OnCollector, when set, receives the phase's statistics collector
+	// before the loaders start (for live exporters).
+	OnCollector func(*stats.Collector)
 	// OnStage, when set, is told when each stage ends (nodes, links,
 	// counts) and when each of the store's finishing steps starts and ends.
 	OnStage func(StageEvent)
@@ -164,6 +167,9 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 		return nil, fmt.Errorf("begin load: %w", err)
 	}
 	c := stats.NewCollector(cfg.HDRAccuracy, false, start)
+	if p.OnCollector != nil {
+		p.OnCollector(c)
+	}
 	var cnt loadCounters
 	p.batch = max(cfg.BulkInsertCount, 1)
 	if h, ok := p.Store.(store.BatchHinter); ok && !userSetBatch(cfg) {

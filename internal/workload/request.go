@@ -335,13 +335,17 @@ func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time
 				p.backlog = max(p.backlog, p.Schedule.Backlog(now))
 			}
 			p.emit(iv)
-			if p.OnProgress != nil && !now.Before(nextProgress) {
+			// Ticks arrive a hair after the time they were due: half a
+			// tick of slack keeps a 1 s progress interval at 1 s, not 2.
+			if p.OnProgress != nil && !now.Before(nextProgress.Add(-p.Tick/2)) {
 				pr := Progress{Elapsed: now.Sub(measureFrom), Done: done.Load(), Window: c.TakeWindow(), Requesters: p.Running()}
 				if p.Schedule != nil {
 					pr.Backlog = p.Schedule.Backlog(now)
 				}
 				p.OnProgress(pr)
-				nextProgress = now.Add(progressEvery)
+				if nextProgress = nextProgress.Add(progressEvery); nextProgress.Before(now) {
+					nextProgress = now.Add(progressEvery)
+				}
 			}
 		}
 	}
