@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/stats"
@@ -65,6 +66,7 @@ type app struct {
 	profile        *os.File
 	lastBundle     string // the directory of the last results bundle written
 	graphCheck     *report.GraphCheck
+	args           []string        // the command line, for error hints
 	exp            *stats.Exporter // live metrics, with --metrics-addr
 	// onPhase, when set (tests), is called once per phase from its first
 	// progress report, while the phase runs.
@@ -87,24 +89,8 @@ Commands: load, run, check, init, config, version (linkbench <command> --help)`
 // pflag would otherwise read as clusters of short flags.
 var legacyLongFlags = map[string]string{"-csvstats": "--csvstats", "-csvstream": "--csvstream"}
 
-// normalizeArgs rewrites the reference's single-dash long options.
-func normalizeArgs(args []string) []string {
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		name, val, hasVal := strings.Cut(a, "=")
-		if long, ok := legacyLongFlags[name]; ok {
-			if hasVal {
-				a = long + "=" + val
-			} else {
-				a = long
-			}
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
 func (a *app) execute(ctx context.Context, args []string) error {
+	a.args = args
 	root := a.rootCmd()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if a.opts.cpuProfile == "" {
@@ -123,10 +109,33 @@ func (a *app) execute(ctx context.Context, args []string) error {
 			a.profile.Close()
 		}
 	}()
-	root.SetArgs(normalizeArgs(args))
+	norm, err := normalizeArgs(root, args)
+	if err != nil {
+		return err
+	}
+	root.SetArgs(norm)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	return root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
+	if err != nil && a.opts.logFile != "" {
+		logFatal(a.opts.logFile, err)
+	}
+	return err
+}
+
+// logFatal appends the error that ends the command to the -L log file, so
+// the file tells why a run stopped (the usage text is left out).
+func logFatal(path string, err error) {
+	msg, _, _ := strings.Cut(err.Error(), "\n"+usageLegacy)
+	if msg == "" {
+		return
+	}
+	f, ferr := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "ERROR %s: linkbench: %s\n", time.Now().Format("2006-01-02 15:04:05.000"), msg)
 }
 
 func (a *app) addCommon(cmd *cobra.Command) {
@@ -157,6 +166,9 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				return usageError(unknownCommand(cmd, args[0]))
+			}
 			if len(args) > 0 {
 				return usageError(fmt.Errorf("invalid trailing arguments: %s", strings.Join(args, " ")))
 			}
@@ -174,7 +186,7 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 	root.Flags().BoolVarP(&a.opts.req, "request", "r", false, "execute the request phase")
 	root.Flags().BoolVar(&a.opts.truncate, "truncate", false, "empty the store before loading")
 	root.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, a.args, err) })
 
 	loadCmd := &cobra.Command{
 		Use:   "load",
@@ -253,7 +265,7 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 	reportCmd.Flags().BoolVar(&merge, "merge", false, "merge the bundles of --shard processes into one bundle (summed throughput, merged histograms)")
 	reportCmd.Flags().StringVarP(&reportOut, "output", "o", "", "output file (default: DIR/report.html for one bundle, ./comparison.html for several)")
 	for _, c := range []*cobra.Command{loadCmd, runCmd, configCmd, checkCmd, initCmd, sweepCmd} {
-		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, a.args, err) })
 	}
 	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd, reportCmd, sweepCmd)
 	return root
