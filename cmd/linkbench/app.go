@@ -222,12 +222,9 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 	sweepCmd.Flags().Float64Var(&a.opts.pointTime, "point-time", 30, "seconds measured at each point (and for the calibration)")
 	versionCmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the version",
+		Short: "Print the version, the build and the machine facts the results record",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(a.stdout, "linkbench %s\n", toolVersion())
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.printVersion() },
 	}
 	configCmd := &cobra.Command{
 		Use:   "config",

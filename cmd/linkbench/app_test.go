@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -100,5 +101,26 @@ func TestFatalErrorReachesLogFile(t *testing.T) {
 	}
 	if strings.Contains(string(b), "usage: linkbench") {
 		t.Errorf("the log file holds the usage text:\n%s", b)
+	}
+}
+
+// TestVersionPrintsTheRecordedFacts: version prints what summary.json
+// records about the build and the machine.
+func TestVersionPrintsTheRecordedFacts(t *testing.T) {
+	out, errOut, code := runCLI(t, t.TempDir(), "version")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"linkbench ", "go: go", "cpu: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("version lacks %q:\n%s", want, out)
+		}
+	}
+	if runtime.GOOS == "linux" {
+		for _, want := range []string{"kernel: ", "memory: ", "file system of .: "} {
+			if !strings.Contains(out, want) {
+				t.Errorf("version lacks %q:\n%s", want, out)
+			}
+		}
 	}
 }

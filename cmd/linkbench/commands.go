@@ -220,3 +220,42 @@ func (a *app) mergeBundles(dirs []string) error {
 	fmt.Fprintf(a.stdout, "merged %d bundles: %d requests, %.0f requests/s; written to %s\n", len(dirs), merged.Totals.Requests, merged.Totals.OpsPerSec, dir)
 	return nil
 }
+
+// printVersion prints the version and what the results record about the
+// build and the machine.
+func (a *app) printVersion() error {
+	b := report.ReadBuild(toolVersion())
+	env := report.CurrentEnvironment()
+	fmt.Fprintf(a.stdout, "linkbench %s\n", b.Version)
+	if b.Revision != "" {
+		rev := b.Revision
+		if b.RevisionTime != "" {
+			rev += " (" + b.RevisionTime + ")"
+		}
+		if b.Modified {
+			rev += " with uncommitted changes"
+		}
+		fmt.Fprintf(a.stdout, "revision: %s\n", rev)
+	}
+	fmt.Fprintf(a.stdout, "go: %s %s/%s\n", env.GoVersion, env.OS, env.Arch)
+	cpu := env.CPUModel
+	if cpu == "" {
+		cpu = "unknown model"
+	}
+	fmt.Fprintf(a.stdout, "cpu: %d x %s\n", env.CPUs, cpu)
+	if env.Kernel != "" {
+		fmt.Fprintf(a.stdout, "kernel: %s\n", env.Kernel)
+	}
+	if env.MemoryBytes > 0 {
+		fmt.Fprintf(a.stdout, "memory: %.1f GiB\n", float64(env.MemoryBytes)/(1<<30))
+	}
+	// The zero-config data directory, or the current one.
+	dir := zeroConfigDefaults["data_dir"]
+	if _, err := os.Stat(dir); err != nil {
+		dir = "."
+	}
+	if fs := report.FileSystemOf(dir); fs.Type != "" {
+		fmt.Fprintf(a.stdout, "file system of %s: %s on %s (mounted at %s)\n", dir, fs.Type, fs.Device, fs.MountPoint)
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -97,6 +98,20 @@ func TestLoadStagesNamedAndRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res struct {
+		Environment struct {
+			CPUs        int      `json:"cpus"`
+			CPUModel    string   `json:"cpu_model"`
+			Kernel      string   `json:"kernel"`
+			MemoryBytes int64    `json:"memory_bytes"`
+			GoVersion   string   `json:"go_version"`
+			CommandLine []string `json:"command_line"`
+			Build       struct {
+				Version string `json:"version"`
+			} `json:"build"`
+			DataFS struct {
+				Path, Type, Device string
+			} `json:"data_fs"`
+		} `json:"environment"`
 		Totals struct {
 			InsertSec float64 `json:"insert_sec"`
 			FinishSec float64 `json:"finish_sec"`
@@ -112,6 +127,14 @@ func TestLoadStagesNamedAndRecorded(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
+	}
+	env := res.Environment
+	if env.CPUs <= 0 || env.GoVersion == "" || env.Build.Version == "" || strings.Join(env.CommandLine, " ") != "linkbench load -D maxid1=1001 -D nlinks_func=const -D nlinks_default=3 -D loaders=2" ||
+		!strings.HasSuffix(env.DataFS.Path, "linkbench.db") {
+		t.Errorf("environment %+v", env)
+	}
+	if runtime.GOOS == "linux" && (env.Kernel == "" || env.MemoryBytes <= 0 || env.DataFS.Type == "" || env.DataFS.Device == "") {
+		t.Errorf("environment lacks Linux facts: %+v", env)
 	}
 	if res.Totals.InsertSec <= 0 || res.Totals.FinishSec <= 0 {
 		t.Errorf("totals: insert %v s, finish %v s", res.Totals.InsertSec, res.Totals.FinishSec)

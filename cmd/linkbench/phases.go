@@ -641,6 +641,13 @@ func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase str
 	if phase == "request" {
 		r.GraphCheck = a.graphCheck
 	}
+	b := report.ReadBuild(toolVersion())
+	r.Environment.Build = &b
+	r.Environment.CommandLine = append([]string{"linkbench"}, report.RedactArgs(a.args)...)
+	if dp, ok := st.(store.DataPather); ok {
+		fs := report.FileSystemOf(dp.DataPath())
+		r.Environment.DataFS = &fs
+	}
 	for _, en := range e.cfg.Props.Entries() {
 		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: report.Redact(en.Key, en.Value), Origin: en.OriginText()})
 	}

@@ -25,13 +25,22 @@ type ConfigEntry struct {
 	Origin string `json:"origin"`
 }
 
-// Environment describes the machine that ran the driver.
+// Environment describes the machine that ran the driver and how.
 type Environment struct {
-	Hostname  string `json:"hostname"`
-	OS        string `json:"os"`
-	Arch      string `json:"arch"`
-	CPUs      int    `json:"cpus"`
-	GoVersion string `json:"go_version"`
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	CPUs        int    `json:"cpus"`
+	CPUModel    string `json:"cpu_model,omitempty"`
+	Kernel      string `json:"kernel,omitempty"`
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
+	GoVersion   string `json:"go_version"`
+	// Build is the linkbench binary; CommandLine how it was run
+	// (passwords hidden).
+	Build       *Build   `json:"build,omitempty"`
+	CommandLine []string `json:"command_line,omitempty"`
+	// DataFS is the file system under an embedded store's data.
+	DataFS *DataFS `json:"data_fs,omitempty"`
 }
 
 // Totals are the phase-wide figures.
@@ -129,7 +138,9 @@ func PercentileCurves(hists map[graph.Op]*hdr.Histogram) map[string][][2]float64
 // CurrentEnvironment reads the facts of this machine.
 func CurrentEnvironment() Environment {
 	h, _ := os.Hostname()
-	return Environment{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	e := Environment{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	machineFacts(&e)
+	return e
 }
 
 // Redact hides the value of any key that holds a secret.
