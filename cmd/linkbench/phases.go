@@ -254,7 +254,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
 	sizeBefore := sizeOf(ctx, st)
-	mon := e.monitor(ctx, 0)
+	mon := e.monitor(ctx, st, 0)
 	started := time.Now()
 	res, err := lp.Run(ctx)
 	usage, samples := mon.Stop()
@@ -299,16 +299,13 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	return a.writeBundle(e, r, res.Collector)
 }
 
-// monitor samples resource use; the database's local directory and server
-// processes are followed when there are any.
-func (e *env) monitor(ctx context.Context, skip time.Duration) *sysmon.Monitor {
-	o := sysmon.Options{ServerNames: []string{"postgres", "mariadbd", "mysqld", "ferretdb", "mongod"}, Skip: skip}
-	switch e.drv.Name {
-	case "sqlite", "pebble":
-		o.DataPath, _ = e.cfg.Props.Get("data_dir")
-		o.ServerNames = nil
+// monitor samples resource use: the disk that holds the data, and the
+// database server's processes when it runs on this machine.
+func (e *env) monitor(ctx context.Context, st store.Store, skip time.Duration) *sysmon.Monitor {
+	if e.where == nil {
+		e.where = locateData(ctx, e, st)
 	}
-	return sysmon.Start(ctx, o)
+	return sysmon.Start(ctx, sysmon.Options{Skip: skip, DataPath: e.where.dataPath, ServerPIDs: e.where.serverPIDs})
 }
 
 func sizeOf(ctx context.Context, st store.Store) int64 {
@@ -471,7 +468,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		}
 	}
 	sizeBefore := sizeOf(ctx, st)
-	mon := e.monitor(ctx, cfg.WarmupTime) // the warm-up is not measured
+	mon := e.monitor(ctx, st, cfg.WarmupTime) // the warm-up is not measured
 	started := time.Now()
 	res, runErr := rp.Run(ctx)
 	usage, samples := mon.Stop()
