@@ -49,7 +49,7 @@ func (a *app) sweep(ctx context.Context) error {
 	defer st.Close()
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
 	sw := &report.Sweep{SchemaVersion: report.SchemaVersion, Store: e.drv.Name, PointSec: a.opts.pointTime}
-	cfg.Requests, cfg.Stages, cfg.MaxTime = 0, "", pointTime
+	cfg.Requests, cfg.Stages, cfg.MaxTime, cfg.Loops = 0, "", pointTime, 1
 	var rates []float64
 	if a.opts.rates != "" {
 		if rates, err = parseRates(a.opts.rates); err != nil {
