@@ -181,7 +181,11 @@ func (a *app) printSummaryLines(e *env, lines []report.SummaryLine) {
 		return
 	}
 	if strings.Contains(sb.String(), report.Unknown) {
-		sb.WriteString(report.Unknown + ": not measurable from this machine (" + e.where.unknown + ")\n")
+		why := "not reported by the store"
+		if e.where.unknown != "" {
+			why = "not measurable from this machine: " + e.where.unknown
+		}
+		sb.WriteString(report.Unknown + ": " + why + "\n")
 	}
 	a.print(e, sb.String())
 }

@@ -478,6 +478,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	r.Interrupted = res.Interrupted
 	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
+	r.AllOps = report.AllOpsSummary(res.Collector.Histograms(), res.Elapsed.Seconds())
 	a.addUsage(e, r, usage, samples, res.Requests, "request", sizeBefore)
 	r.Threads = res.Threads
 	r.Intervals = res.Series

@@ -105,3 +105,29 @@ func loopsLogEntries(loops []Loop) []hlogEntry {
 	}
 	return out
 }
+
+// AllOpsSummary merges the latency histograms of the request ops into one
+// summary: the latency of any request, whatever its kind (nil without
+// request ops). secs gives the rate.
+func AllOpsSummary(hists map[graph.Op]*hdr.Histogram, secs float64) *stats.OpSummary {
+	var all *hdr.Histogram
+	for op := graph.Op(0); op < graph.Op(graph.NumRequestOps); op++ {
+		h := hists[op]
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		if all == nil {
+			all = h.Clone()
+			continue
+		}
+		all.Merge(h)
+	}
+	if all == nil {
+		return nil
+	}
+	s := &stats.OpSummary{Name: "ALL_OPS", Count: all.TotalCount(), Percentiles: stats.PercentilesOf(graph.AddLink, all)}
+	if secs > 0 {
+		s.OpsPerSec = float64(s.Count) / secs
+	}
+	return s
+}

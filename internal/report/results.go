@@ -78,6 +78,9 @@ type Results struct {
 	MaxBacklog float64 `json:"max_backlog,omitempty"`
 	// SizeBefore is the store size on disk when the phase started.
 	SizeBefore int64 `json:"size_before_bytes,omitempty"`
+	// AllOps is the latency of every request together (from the merged
+	// histograms of the request ops).
+	AllOps *stats.OpSummary `json:"all_ops,omitempty"`
 	// WarmupSec is the unmeasured warm-up that preceded the intervals.
 	WarmupSec float64 `json:"warmup_sec,omitempty"`
 	// SummaryLines are the one-line summaries of the load or of every
