@@ -6,18 +6,37 @@ import (
 	"github.com/linkbench/linkbench/internal/stats"
 )
 
-// quantilePoints are an op's summary percentiles as (fraction, ms) pairs:
-// a piecewise-linear picture of its latency distribution.
-func quantilePoints(p stats.Percentiles) [][2]float64 {
-	return [][2]float64{{0, p.Min}, {0.25, p.P25}, {0.5, p.P50}, {0.75, p.P75}, {0.9, p.P90},
-		{0.95, p.P95}, {0.99, p.P99}, {0.999, p.P999}, {1, p.Max}}
+// quantilePoints are an op's summary percentiles as (normal score,
+// latency) pairs: a piecewise picture of its distribution. Its minimum and
+// maximum of n samples stand at the fractions 0.5/n and 1 - 0.5/n.
+func quantilePoints(p stats.Percentiles, n int64) [][2]float64 {
+	edge := 0.5 / float64(max(n, 2))
+	fr := []float64{edge, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1 - edge}
+	vals := []float64{p.Min, p.P25, p.P50, p.P75, p.P90, p.P95, p.P99, p.P999, p.Max}
+	var out [][2]float64
+	for i, f := range fr {
+		// With few samples the high percentiles lie beyond the maximum's
+		// fraction: they are the maximum.
+		if i > 0 && f >= 1-edge && i < len(fr)-1 {
+			continue
+		}
+		out = append(out, [2]float64{probit(f), vals[i]})
+	}
+	return out
 }
 
+// probit is the standard normal quantile of p.
+func probit(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// normalCDF is the standard normal distribution function.
+func normalCDF(z float64) float64 { return 0.5 * (1 + math.Erf(z/math.Sqrt2)) }
+
 // cdfAt is the fraction of a distribution given by quantile points at or
-// below x, interpolating between the points linearly in log(latency):
-// latencies spread over decades, and between a p99 of 0.01 ms and a
-// p99.9 of 4 ms most of the mass lies near the lower end, which a linear
-// interpolation would spread evenly.
+// below x. Between two points, log(latency) is taken as linear in the
+// normal score: exact for a log-normal latency, the usual shape of one
+// operation's latency, and a fair bend for others (latencies spread over
+// decades, and between a p99 of 0.01 ms and a p99.9 of 4 ms most of the
+// mass lies near the lower end).
 func cdfAt(pts [][2]float64, x float64) float64 {
 	if x < pts[0][1] {
 		return 0
@@ -26,13 +45,13 @@ func cdfAt(pts [][2]float64, x float64) float64 {
 		lo, hi := pts[i-1], pts[i]
 		if x < hi[1] {
 			if hi[1] <= lo[1] {
-				return hi[0]
+				return normalCDF(hi[0])
 			}
 			f := (x - lo[1]) / (hi[1] - lo[1])
 			if lo[1] > 0 {
 				f = math.Log(x/lo[1]) / math.Log(hi[1]/lo[1])
 			}
-			return lo[0] + (hi[0]-lo[0])*f
+			return normalCDF(lo[0] + (hi[0]-lo[0])*f)
 		}
 	}
 	return 1
@@ -57,7 +76,7 @@ func MixtureQuantiles(ops []stats.OpSummary, qs []float64) []float64 {
 		if o.Name == "RANGE_SIZE" || o.Count <= 0 {
 			continue
 		}
-		pts := quantilePoints(o.Percentiles)
+		pts := quantilePoints(o.Percentiles, o.Count)
 		comps = append(comps, comp{float64(o.Count), pts})
 		total += float64(o.Count)
 		lo, hi = math.Min(lo, pts[0][1]), math.Max(hi, pts[len(pts)-1][1])

@@ -75,11 +75,11 @@ func (s ratioSeries) grouped(max int) ratioSeries {
 // of a mean (Hall, Horowitz and Jing 1995).
 func blockLen(n int) int { return max(1, int(math.Round(math.Cbrt(float64(n))))) }
 
-// resample draws one moving-block bootstrap replicate of s and returns its
-// ratio.
-func (s ratioSeries) resample(rng *rand.Rand) float64 {
+// resample draws one moving-block bootstrap replicate of s with blocks of
+// l points and returns its ratio.
+func (s ratioSeries) resample(rng *rand.Rand, l int) float64 {
 	n := len(s.num)
-	l := blockLen(n)
+	l = min(max(l, 1), n)
 	var a, b float64
 	for got := 0; got < n; {
 		start := rng.IntN(n - l + 1)
@@ -94,7 +94,7 @@ func (s ratioSeries) resample(rng *rand.Rand) float64 {
 	return a / b
 }
 
-// Interval is the 95% bootstrap interval of a relative change.
+// Interval95 is the 95% bootstrap interval of a relative change.
 type Interval95 struct {
 	Lo, Hi float64
 	// Known is false when a run has too few intervals for an estimate.
@@ -106,6 +106,11 @@ type Interval95 struct {
 // figures every time it is made.
 func changeInterval(a, b ratioSeries, seed string) Interval95 {
 	a, b = a.grouped(maxBootstrapPoints), b.grouped(maxBootstrapPoints)
+	return changeIntervalBlocks(a, b, seed, blockLen(len(a.num)), blockLen(len(b.num)))
+}
+
+// changeIntervalBlocks is changeInterval with given block lengths.
+func changeIntervalBlocks(a, b ratioSeries, seed string, la, lb int) Interval95 {
 	if len(a.num) < minBootstrapPoints || len(b.num) < minBootstrapPoints {
 		return Interval95{}
 	}
@@ -114,7 +119,7 @@ func changeInterval(a, b ratioSeries, seed string) Interval95 {
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
 	rel := make([]float64, 0, bootstrapReplicates)
 	for i := 0; i < bootstrapReplicates; i++ {
-		va, vb := a.resample(rng), b.resample(rng)
+		va, vb := a.resample(rng, la), b.resample(rng, lb)
 		if va > 0 && !math.IsNaN(vb) {
 			rel = append(rel, vb/va-1)
 		}

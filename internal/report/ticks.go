@@ -47,6 +47,9 @@ func linearAxis(lo, hi float64, whole bool) (ticks []float64, from, to float64) 
 	}
 	from = math.Floor(lo/step+1e-9) * step
 	to = math.Ceil(hi/step-1e-9) * step
+	if to-from < 2*step*(1-1e-9) { // a whole-number step on a short range
+		to = from + 2*step
+	}
 	for i := 0; ; i++ {
 		v := from + float64(i)*step
 		if v > to+step*1e-6 {
