@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -181,44 +183,61 @@ func artifactsDir(t *testing.T) string {
 func TestReportsReadInHeadlessChromium(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
-	mem := repoConfig(t, "LinkConfigMemory.properties")
-	graph := []string{"-c", mem, "-D", "maxid1=3001", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "requesters=2"}
-	runs := [][]string{
-		{"-D", "maxtime=4", "-D", "warmup_time=1"},
-		{"-D", "maxtime=4", "-D", "requesters=1"},
-		{"-D", "maxtime=2", "-D", "loops=3"},
+	graph := []string{"-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=3001", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "requesters=2"}
+	// Three runs and a sweep, side by side (paths are absolute).
+	jobs := [][]string{
+		{"-D", "maxtime=4", "-D", "warmup_time=1", "-l", "-r"},
+		{"-D", "maxtime=4", "-D", "requesters=1", "-l", "-r"},
+		{"-D", "maxtime=2", "-D", "loops=3", "-l", "-r"},
+		{"sweep", "--rates", "300,600,1200", "--point-time", "1"},
 	}
-	var bundles []string
-	for _, extra := range runs {
-		before, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-request"))
-		if _, errOut, code := runCLI(t, dir, append(append(append([]string{}, graph...), extra...), "-l", "-r")...); code != 0 {
-			t.Fatalf("run %v: %s", extra, errOut)
+	dirs := make([]string, len(jobs))
+	errs := make([]string, len(jobs))
+	var wg sync.WaitGroup
+	for i, extra := range jobs {
+		dirs[i] = filepath.Join(dir, fmt.Sprint("job", i))
+		args := append(append([]string{}, graph...), "--results-dir", dirs[i])
+		if extra[0] == "sweep" {
+			args = append(append([]string{"sweep"}, args...), extra[1:]...)
+		} else {
+			args = append(args, extra...)
 		}
-		after, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-request"))
-		if len(after) != len(before)+1 {
-			t.Fatalf("run %v wrote bundles %v", extra, after)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, errOut, err := runApp(args...); err != nil {
+				errs[i] = fmt.Sprintf("%v\n%s", err, errOut)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range errs {
+		if e != "" {
+			t.Fatalf("%v: %s", jobs[i], e)
 		}
-		bundles = append(bundles, newest(after, before))
 	}
-	if out, errOut, code := runCLI(t, dir, "report", bundles[0], bundles[1], bundles[2], "-o", filepath.Join(dir, "comparison.html")); code != 0 || !strings.Contains(out, "B against A") {
-		t.Fatalf("report: %s\n%s", out, errOut)
+	bundles := []string{onlyBundle(t, dirs[0]), onlyBundle(t, dirs[1]), onlyBundle(t, dirs[2])}
+	comparison := filepath.Join(dir, "comparison.html")
+	if out, errOut, err := runApp("report", bundles[0], bundles[1], bundles[2], "-o", comparison); err != nil || !strings.Contains(out, "B against A") {
+		t.Fatalf("report: %v %s\n%s", err, out, errOut)
 	}
-	if _, errOut, code := runCLI(t, dir, append(append([]string{"sweep"}, graph...), "--rates", "300,600,1200", "--point-time", "1")...); code != 0 {
-		t.Fatalf("sweep: %s", errOut)
-	}
-	sweeps, _ := filepath.Glob(filepath.Join(dir, "linkbench-results", "*-sweep", "report.html"))
+	sweeps, _ := filepath.Glob(filepath.Join(dirs[3], "*-sweep", "report.html"))
 	if len(sweeps) != 1 {
 		t.Fatalf("sweep reports %v", sweeps)
 	}
 	pages := []struct{ name, path string }{
 		{"request-report", filepath.Join(bundles[0], "report.html")},
-		{"comparison-of-three", filepath.Join(dir, "comparison.html")},
+		{"comparison-of-three", comparison},
 		{"sweep", sweeps[0]},
 		{"three-loops", filepath.Join(bundles[2], "report.html")},
 	}
+	verdicts := make([]pageVerdict, len(pages))
+	for i, p := range pages {
+		verdicts[i] = inspectPage(t, bin, p.path, p.name)
+	}
 	colorOf := map[string]map[string]bool{}
-	for _, p := range pages {
-		v := inspectPage(t, bin, p.path, p.name)
+	for i, p := range pages {
+		v := verdicts[i]
 		if v.Charts < 3 || v.Texts < 50 {
 			t.Errorf("%s: only %d charts and %d texts rendered", p.name, v.Charts, v.Texts)
 		}
@@ -237,21 +256,8 @@ func TestReportsReadInHeadlessChromium(t *testing.T) {
 	if len(colorOf) < 8 {
 		t.Errorf("only %d ops carry their colour: %v", len(colorOf), colorOf)
 	}
-	owner := map[string]string{}
-	for op, cs := range colorOf {
-		var list []string
-		for c := range cs {
-			list = append(list, c)
-		}
-		sort.Strings(list)
-		if len(list) != 1 {
-			t.Errorf("%s is drawn in %d colours across the pages: %v", op, len(list), list)
-			continue
-		}
-		if other, dup := owner[list[0]]; dup {
-			t.Errorf("%s and %s share the colour %s", op, other, list[0])
-		}
-		owner[list[0]] = op
+	for _, p := range colourProblems(colorOf) {
+		t.Error(p)
 	}
 	// The 3-loop run's page shows the loops.
 	page, _ := os.ReadFile(filepath.Join(bundles[2], "report.html"))
@@ -259,6 +265,74 @@ func TestReportsReadInHeadlessChromium(t *testing.T) {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the 3-loop report lacks %s", want)
 		}
+	}
+}
+
+// colourProblems lists the ops drawn in more than one colour and the
+// colours shared by two ops.
+func colourProblems(colorOf map[string]map[string]bool) []string {
+	var out []string
+	owner := map[string]string{}
+	ops := make([]string, 0, len(colorOf))
+	for op := range colorOf {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	for _, op := range ops {
+		var list []string
+		for c := range colorOf[op] {
+			list = append(list, c)
+		}
+		sort.Strings(list)
+		if len(list) != 1 {
+			out = append(out, fmt.Sprintf("%s is drawn in %d colours: %v", op, len(list), list))
+			continue
+		}
+		if other, dup := owner[list[0]]; dup {
+			out = append(out, fmt.Sprintf("%s and %s share the colour %s", op, other, list[0]))
+		}
+		owner[list[0]] = op
+	}
+	return out
+}
+
+// TestInspectionCatchesBrokenCharts: the browser checks are real. A page
+// with a legend cut by the chart's edge, two overlapping legend entries,
+// an axis with two labels and an op in two colours fails every one.
+func TestInspectionCatchesBrokenCharts(t *testing.T) {
+	bin := chromium(t)
+	page := filepath.Join(t.TempDir(), "broken.html")
+	broken := `<!DOCTYPE html><html><body style="width:800px">
+<svg id="bad" class="chart" viewBox="0 0 400 200" width="100%">
+<rect class="frame" x="40" y="20" width="300" height="120"/>
+<text class="tick" data-axis="x" x="40" y="160">0</text><text class="tick" data-axis="x" x="340" y="160">10</text>
+<text class="tick" data-axis="y" x="30" y="140">0</text><text class="tick" data-axis="y" x="30" y="80">5</text><text class="tick" data-axis="y" x="30" y="20">10</text>
+<polyline class="series" data-op="GET_NODE" stroke="#5f6b7a" fill="none" points="40,140 340,20"/>
+<g class="legend-item" data-op="GET_NODE"><line stroke="#5f6b7a" x1="40" x2="58" y1="180" y2="180"/><text class="legend" x="62" y="184">GET_NODE</text></g>
+<g class="legend-item" data-op="ADD_LINK"><line stroke="#4e79a7" x1="70" x2="88" y1="180" y2="180"/><text class="legend" x="75" y="184">ADD_LINK</text></g>
+<text class="legend" x="360" y="184">GET_LINKS_LIST</text>
+</svg>
+<svg id="other" class="chart" viewBox="0 0 400 200" width="100%"><polyline class="series" data-op="GET_NODE" stroke="#ff0000" fill="none" points="0,0 10,10"/></svg>
+</body></html>`
+	if err := os.WriteFile(page, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := inspectPage(t, bin, page, "broken")
+	all := strings.Join(v.Problems, "\n")
+	for _, want := range []string{`text "GET_LINKS_LIST" is cut by the chart edge`, `legend "GET_NODE" overlaps "ADD_LINK"`, "x axis has 2 labelled ticks"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the inspection missed %q; it found:\n%s", want, all)
+		}
+	}
+	colorOf := map[string]map[string]bool{}
+	for op, cs := range v.Colors {
+		colorOf[op] = map[string]bool{}
+		for c := range cs {
+			colorOf[op][c] = true
+		}
+	}
+	if p := colourProblems(colorOf); len(p) != 1 || !strings.Contains(p[0], "GET_NODE is drawn in 2 colours") {
+		t.Errorf("colour problems %v", p)
 	}
 }
 

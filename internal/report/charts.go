@@ -78,13 +78,18 @@ func mergeIntervals(ivs []stats.Interval) stats.Interval {
 	return out
 }
 
-// chartIntervals are the intervals to draw: without the short tail of the
-// run (whose rates would plot as a misleading drop), merged into at most
-// maxPoints buckets.
+// chartIntervals are the intervals to draw, merged into at most
+// maxPoints buckets. The last interval is left out when its length is
+// unlike the others': a short tail of the run (whose rates would plot as a
+// misleading drop) or a load's long finishing work after the last batch
+// (a band on the charts, not a line across it).
 func chartIntervals(r *Results) []stats.Interval {
 	ivs := r.Intervals
-	if n := len(ivs); n > 1 && ivs[n-1].DurationSec < 0.5*ivs[n-2].DurationSec {
-		ivs = ivs[:n-1]
+	if n := len(ivs); n > 1 {
+		last, prev := ivs[n-1].DurationSec, ivs[n-2].DurationSec
+		if last < 0.5*prev || last > 1.5*prev {
+			ivs = ivs[:n-1]
+		}
 	}
 	if len(ivs) <= maxPoints {
 		return ivs
