@@ -34,19 +34,26 @@ var changeSE = relNoise * math.Sqrt(2.0/nIntervals)
 // Binomial(200, 0.05): mean 10, standard deviation 3.1; 0 or more than
 // 22 (four standard deviations) means the intervals are mis-sized.
 func TestNoiseCalibration(t *testing.T) {
-	rng := rand.New(rand.NewPCG(20, 1))
 	const k = 200
-	flagged := 0
-	for i := 0; i < k; i++ {
-		a, b := series(rng, nIntervals, 1000, 1000*relNoise, 0), series(rng, nIntervals, 1000, 1000*relNoise, 0)
-		if changeInterval(a, b, fmt.Sprint(i)).Significant() {
-			flagged++
-		}
-	}
+	flagged := comparisons(1, k, 1000, func(iv Interval95) bool { return iv.Significant() })
 	t.Logf("%d of %d equal pairs called different (expected 10 ± 3.1)", flagged, k)
 	if flagged == 0 || flagged > 22 {
 		t.Fatalf("%d of %d equal pairs called different; expected about 10", flagged, k)
 	}
+}
+
+// comparisons compares k pairs of runs with means 1000 and mu2 (5% noise)
+// and counts those that pass.
+func comparisons(seed uint64, k int, mu2 float64, pass func(Interval95) bool) int {
+	rng := rand.New(rand.NewPCG(20, seed))
+	n := 0
+	for i := 0; i < k; i++ {
+		a, b := series(rng, nIntervals, 1000, 1000*relNoise, 0), series(rng, nIntervals, mu2, mu2*relNoise, 0)
+		if pass(changeInterval(a, b, fmt.Sprint(i))) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestNoiseDetectsAShift: a 3% change is 4.65 standard errors, which a 5%
@@ -54,15 +61,8 @@ func TestNoiseCalibration(t *testing.T) {
 // comparisons the expected misses are 0.36 and 4 or more happen with
 // probability 5e-4.
 func TestNoiseDetectsAShift(t *testing.T) {
-	rng := rand.New(rand.NewPCG(20, 2))
 	const k = 100
-	found := 0
-	for i := 0; i < k; i++ {
-		a, b := series(rng, nIntervals, 1000, 1000*relNoise, 0), series(rng, nIntervals, 1030, 1030*relNoise, 0)
-		if iv := changeInterval(a, b, fmt.Sprint(i)); iv.Significant() && iv.Lo > 0 {
-			found++
-		}
-	}
+	found := comparisons(2, k, 1030, func(iv Interval95) bool { return iv.Significant() && iv.Lo > 0 })
 	t.Logf("a 3%% shift (%.2f standard errors) found in %d of %d comparisons", 0.03/changeSE, found, k)
 	if found < k-3 {
 		t.Fatalf("a 3%% shift found in only %d of %d comparisons", found, k)
@@ -78,13 +78,9 @@ func TestNoiseDetectsAShift(t *testing.T) {
 // bootstrap's downward bias on independent data is of the order of L/n
 // in variance, 2% in width. 6% covers 2% and four deviations.
 func TestNoiseWidthMatchesTheory(t *testing.T) {
-	rng := rand.New(rand.NewPCG(20, 3))
 	const k = 200
 	sum := 0.0
-	for i := 0; i < k; i++ {
-		a, b := series(rng, nIntervals, 1000, 1000*relNoise, 0), series(rng, nIntervals, 1000, 1000*relNoise, 0)
-		sum += changeInterval(a, b, fmt.Sprint(i)).HalfWidth()
-	}
+	comparisons(3, k, 1000, func(iv Interval95) bool { sum += iv.HalfWidth(); return true })
 	got, want := sum/k, 1.96*changeSE
 	t.Logf("mean half-width %.4f, theory %.4f", got, want)
 	if math.Abs(got/want-1) > 0.06 {
