@@ -23,6 +23,9 @@ func loopedEnv(e *env) *env {
 	if e.cfg.Loops <= 1 {
 		return e
 	}
+	if e.cfg.Requests > 0 {
+		e.log.Warnf("loops = %d with requests = %d per requester: the run ends at whichever comes first (requests = 0 runs every loop for its maxtime)", e.cfg.Loops, e.cfg.Requests)
+	}
 	cfg := *e.cfg
 	cfg.MaxTime = e.cfg.MaxTime * time.Duration(e.cfg.Loops)
 	pe := *e

@@ -28,7 +28,9 @@ var percentileStyles = []struct {
 }
 
 // mergeIntervals merges consecutive intervals into one: counts summed,
-// each op's percentiles estimated from the mixture of its intervals.
+// each op's percentiles the count-weighted mean of its intervals' (a
+// smoothing: a day's 86,400 seconds become 720 points of 2 minutes), its
+// minimum and maximum the extremes.
 func mergeIntervals(ivs []stats.Interval) stats.Interval {
 	last := ivs[len(ivs)-1]
 	out := stats.Interval{Start: ivs[0].Start, End: last.End, EndTime: last.EndTime}
@@ -48,25 +50,24 @@ func mergeIntervals(ivs []stats.Interval) stats.Interval {
 	if out.DurationSec > 0 {
 		out.OpsPerSec = float64(out.Count) / out.DurationSec
 	}
-	qs := []float64{0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999}
 	for _, n := range names {
 		parts := byOp[n]
 		s := stats.OpSummary{Op: parts[0].Op, Name: n}
 		s.Min, s.Max = math.Inf(1), 0
-		var sum float64
 		for _, p := range parts {
 			s.Count += p.Count
 			s.Errors += p.Errors
 			s.Retries += p.Retries
 			if p.Count > 0 {
 				s.Min, s.Max = math.Min(s.Min, p.Min), math.Max(s.Max, p.Max)
-				sum += p.Mean * float64(p.Count)
+				w := float64(p.Count)
+				s.P25, s.P50, s.P75, s.P90 = s.P25+w*p.P25, s.P50+w*p.P50, s.P75+w*p.P75, s.P90+w*p.P90
+				s.P95, s.P99, s.P999, s.Mean = s.P95+w*p.P95, s.P99+w*p.P99, s.P999+w*p.P999, s.Mean+w*p.Mean
 			}
 		}
 		if s.Count > 0 {
-			v := MixtureQuantiles(parts, qs)
-			s.P25, s.P50, s.P75, s.P90, s.P95, s.P99, s.P999 = v[0], v[1], v[2], v[3], v[4], v[5], v[6]
-			s.Mean = sum / float64(s.Count)
+			w := float64(s.Count)
+			s.P25, s.P50, s.P75, s.P90, s.P95, s.P99, s.P999, s.Mean = s.P25/w, s.P50/w, s.P75/w, s.P90/w, s.P95/w, s.P99/w, s.P999/w, s.Mean/w
 		} else {
 			s.Min = 0
 		}
@@ -91,15 +92,7 @@ func chartIntervals(r *Results) []stats.Interval {
 			ivs = ivs[:n-1]
 		}
 	}
-	if len(ivs) <= maxPoints {
-		return ivs
-	}
-	per := (len(ivs) + maxPoints - 1) / maxPoints
-	var out []stats.Interval
-	for i := 0; i < len(ivs); i += per {
-		out = append(out, mergeIntervals(ivs[i:min(i+per, len(ivs))]))
-	}
-	return out
+	return groupIntervals(ivs, maxPoints)
 }
 
 // seconds returns the x values (seconds from the start of measurement,

@@ -121,7 +121,7 @@ func metrics(a, b *Results) []metric {
 				whole: func(r *Results) (float64, bool) { return pick(r.AllOps.Percentiles), true },
 				series: func(r *Results) ratioSeries {
 					var s ratioSeries
-					for _, iv := range r.Intervals {
+					for _, iv := range groupIntervals(r.Intervals, maxBootstrapPoints) {
 						if v := MixtureQuantiles(iv.Ops, []float64{q})[0]; !math.IsNaN(v) {
 							s = s.add(v*float64(iv.Count), float64(iv.Count))
 						}
@@ -361,6 +361,21 @@ func DiffSettings(runs []*Results) []SettingDiff {
 	sort.Strings(sk)
 	for _, k := range sk {
 		add("store: "+k, "", each(func(r *Results) string { return r.StoreSettings[k] }))
+	}
+	return out
+}
+
+// groupIntervals merges consecutive intervals into at most n (the
+// estimate of an all-ops percentile per interval is costly on a day's
+// 86,400 seconds; the bootstrap groups them anyway).
+func groupIntervals(ivs []stats.Interval, n int) []stats.Interval {
+	if len(ivs) <= n {
+		return ivs
+	}
+	per := (len(ivs) + n - 1) / n
+	var out []stats.Interval
+	for i := 0; i < len(ivs); i += per {
+		out = append(out, mergeIntervals(ivs[i:min(i+per, len(ivs))]))
 	}
 	return out
 }
