@@ -186,8 +186,8 @@ func TestReportsReadInHeadlessChromium(t *testing.T) {
 	graph := []string{"-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=3001", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "requesters=2"}
 	// Three runs and a sweep, side by side (paths are absolute).
 	jobs := [][]string{
-		{"-D", "maxtime=4", "-D", "warmup_time=1", "-l", "-r"},
-		{"-D", "maxtime=4", "-D", "requesters=1", "-l", "-r"},
+		{"-D", "maxtime=6", "-D", "warmup_time=1", "-l", "-r"},
+		{"-D", "maxtime=6", "-D", "requesters=1", "-l", "-r"},
 		{"-D", "maxtime=2", "-D", "loops=3", "-l", "-r"},
 		{"sweep", "--rates", "300,600,1200", "--point-time", "1"},
 	}

@@ -62,8 +62,12 @@ func SweepWarnings(sw *Sweep) []string {
 			}
 		}
 		if len(at) > 0 {
-			out = append(out, fmt.Sprintf("%s: %d-%d samples, too few at %s; a percentile needs %d samples beyond it (p99: %d samples); lengthen --point-time",
-				op, lo, hi, strings.Join(at, ", "), minTailSamples, minTailSamples*100))
+			n := fmt.Sprintf("%d-%d samples", lo, hi)
+			if lo == hi {
+				n = fmt.Sprintf("%d samples", lo)
+			}
+			out = append(out, fmt.Sprintf("%s: %s, too few at %s; a percentile needs %d samples beyond it (p99: %d samples); lengthen --point-time",
+				op, n, strings.Join(at, ", "), minTailSamples, minTailSamples*100))
 		}
 	}
 	return out
