@@ -271,7 +271,7 @@ func TestSweepWritesCurveAndBundles(t *testing.T) {
 		t.Fatalf("sweep bundles %v, point bundles %v", sweeps, points)
 	}
 	page, _ := os.ReadFile(filepath.Join(filepath.Dir(sweeps[0]), "report.html"))
-	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "latency against throughput"} {
+	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "Latency of all requests against throughput"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("sweep report lacks %s", want)
 		}

@@ -84,6 +84,9 @@ type env struct {
 	log  *logger
 	data *dist.DataFile
 	drv  *store.Driver
+	// where says where the data and the server are, for resource
+	// measurements (found once per command).
+	where *dataLocation
 }
 
 // setup parses the config and opens the log file.
