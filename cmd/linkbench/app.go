@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -201,11 +202,20 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		Use:   "run",
 		Short: "Run the request phase against a loaded store",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runPhases(cmd.Context(), false, true) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The flags are short for -D loops=N -D maxtime=S.
+			if cmd.Flags().Changed("loops") {
+				a.opts.overrides = append(a.opts.overrides, fmt.Sprintf("loops=%d", a.opts.loops))
+			}
+			if cmd.Flags().Changed("loop-time") {
+				a.opts.overrides = append(a.opts.overrides, "maxtime="+strconv.FormatFloat(a.opts.loopTime, 'f', -1, 64))
+			}
+			return a.runPhases(cmd.Context(), false, true)
+		},
 	}
 	runCmd.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
-	runCmd.Flags().IntVar(&a.opts.loops, "loops", 1, "run the request phase this many times back to back, with a summary per loop")
-	runCmd.Flags().Float64Var(&a.opts.loopTime, "loop-time", 0, "seconds of each loop (default: maxtime)")
+	runCmd.Flags().IntVar(&a.opts.loops, "loops", 1, "consecutive measurement windows after one warm-up, each with its own figures and summary line (same as -D loops=N)")
+	runCmd.Flags().Float64Var(&a.opts.loopTime, "loop-time", 0, "seconds of each loop (same as -D maxtime=S)")
 	sweepCmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run the request phase at increasing arrival rates and chart latency against throughput",

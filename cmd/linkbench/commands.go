@@ -109,7 +109,8 @@ func (a *app) printCheck(res *check.Result) error {
 	return nil
 }
 
-// report renders one bundle's report again, or a comparison of several.
+// report renders one bundle's report again, or compares several: a table
+// of deltas with their noise on stdout and a comparison page.
 func (a *app) report(dirs []string, out string) error {
 	var runs []*report.Results
 	var names []string
@@ -125,6 +126,11 @@ func (a *app) report(dirs []string, out string) error {
 		out = "comparison.html"
 		if len(dirs) == 1 {
 			out = filepath.Join(dirs[0], "report.html")
+		}
+	}
+	if len(runs) > 1 {
+		if err := report.WriteComparisonText(a.stdout, runs, names); err != nil {
+			return err
 		}
 	}
 	var page bytes.Buffer

@@ -294,7 +294,7 @@ func TestSweepWritesCurveAndBundles(t *testing.T) {
 		t.Errorf("a point's summary.json does not record --ignore-graph:\n%.600s", b)
 	}
 	page, _ := os.ReadFile(filepath.Join(filepath.Dir(sweeps[0]), "report.html"))
-	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "latency against throughput"} {
+	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "Latency of all requests against throughput"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("sweep report lacks %s", want)
 		}

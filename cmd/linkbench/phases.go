@@ -257,8 +257,9 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	prog := newLoadProgress(a.stderr, e.log, e.progressEvery)
 	hook := a.phaseHook("load")
+	var progress loadRecorder
 	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnStage: prog.stage, Shard: shard, Shards: nShards,
-		OnProgress: func(p workload.LoadProgress) { prog.update(p); hook() }}
+		OnProgress: progress.wrap(func(p workload.LoadProgress) { prog.update(p); hook() })}
 	if a.exp != nil {
 		lp.OnCollector = func(c *stats.Collector) { a.exp.BeginPhase("load", c, prog.live()) }
 		defer a.exp.EndPhase()
@@ -267,7 +268,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
 	sizeBefore := sizeOf(ctx, st)
-	mon := e.monitor(ctx, 0)
+	mon := e.monitor(ctx, st, 0)
 	started := time.Now()
 	res, err := lp.Run(ctx)
 	usage, samples := mon.Stop()
@@ -315,6 +316,8 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	r.LoadStages = res.Stages
 	a.addUsage(e, r, usage, samples, res.Links, "link", sizeBefore)
 	r.Intervals = res.Collector.Series()
+	r.LoadProgress = progress.points
+	a.loadLine(e, r)
 	return a.writeBundle(e, r, res.Collector)
 }
 
@@ -338,16 +341,13 @@ func prepareSchema(ctx context.Context, st store.Store, keepExisting bool) error
 	return checkSchema(ctx, st)
 }
 
-// monitor samples resource use; the database's local directory and server
-// processes are followed when there are any.
-func (e *env) monitor(ctx context.Context, skip time.Duration) *sysmon.Monitor {
-	o := sysmon.Options{ServerNames: []string{"postgres", "mariadbd", "mysqld", "ferretdb", "mongod"}, Skip: skip}
-	switch e.drv.Name {
-	case "sqlite", "pebble":
-		o.DataPath, _ = e.cfg.Props.Get("data_dir")
-		o.ServerNames = nil
+// monitor samples resource use: the disk that holds the data, and the
+// database server's processes when it runs on this machine.
+func (e *env) monitor(ctx context.Context, st store.Store, skip time.Duration) *sysmon.Monitor {
+	if e.where == nil {
+		e.where = locateData(ctx, e, st)
 	}
-	return sysmon.Start(ctx, o)
+	return sysmon.Start(ctx, sysmon.Options{Skip: skip, DataPath: e.where.dataPath, ServerPIDs: e.where.serverPIDs})
 }
 
 func sizeOf(ctx context.Context, st store.Store) int64 {
@@ -386,11 +386,10 @@ func perSec(n int64, d time.Duration) float64 {
 	return float64(n) / d.Seconds()
 }
 
-// request runs the request phase once, or --loops times back to back
-// (each loop --loop-time seconds, with its own bundle and summary line).
+// request runs the request phase (with loops = N: N consecutive windows
+// of maxtime after one warm-up, each with its own figures and summary line).
 func (a *app) request(ctx context.Context, e *env, st store.Store) error {
-	cfg := e.cfg
-	if cfg.Requesters == 0 {
+	if e.cfg.Requesters == 0 {
 		a.println(e, "NO REQUEST PHASE CONFIGURED.")
 		return nil
 	}
@@ -400,42 +399,18 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 	if err := a.checkGraph(ctx, e, st, "run"); err != nil {
 		return err
 	}
-	loops := max(a.opts.loops, 1)
-	if a.opts.loopTime > 0 {
-		cfg.MaxTime = time.Duration(a.opts.loopTime * float64(time.Second))
-	}
-	var all []string
-	for i := 1; i <= loops; i++ {
-		if loops > 1 {
-			e.log.Infof("loop %d of %d (%s)", i, loops, cfg.MaxTime)
-		}
-		r, err := a.requestOnce(ctx, e, st)
-		if r != nil && loops > 1 {
-			line := fmt.Sprintf("LOOP %d/%d: %d requests, %.0f requests/s, %d errors", i, loops, r.Totals.Requests, r.Totals.OpsPerSec, r.Totals.Errors)
-			for _, o := range r.Ops {
-				if o.Name == "GET_LINKS_LIST" || o.Name == "ADD_LINK" || o.Name == "GET_NODE" {
-					line += fmt.Sprintf(", %s p99 %sms", o.Name, report.FormatMs(o.P99))
-				}
-			}
-			all = append(all, line)
-			a.println(e, line)
-		}
-		if err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	if len(all) > 1 {
-		a.println(e, "Per-loop summary:\n"+strings.Join(all, "\n"))
-	}
-	return nil
+	_, err := a.requestOnce(ctx, e, st)
+	return err
 }
 
 // requestOnce runs one request phase and returns its results (also
 // written as a bundle).
 func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.Results, error) {
+	if e.where == nil {
+		e.where = locateData(ctx, e, st)
+	}
+	loopCfg := e.cfg
+	e = loopedEnv(e)
 	cfg := e.cfg
 	if err := checkSchema(ctx, st); err != nil {
 		return nil, err
@@ -488,9 +463,11 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		}
 	}
 	sizeBefore := sizeOf(ctx, st)
-	mon := e.monitor(ctx, cfg.WarmupTime) // the warm-up is not measured
+	mon := e.monitor(ctx, st, cfg.WarmupTime) // the warm-up is not measured
+	loops := trackLoops(ctx, e, st, rp, mon, loopCfg)
 	started := time.Now()
 	res, runErr := rp.Run(ctx)
+	loops.finish()
 	usage, samples := mon.Stop()
 	if res == nil {
 		return nil, runErr
@@ -513,10 +490,13 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	r.Interrupted = res.Interrupted
 	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, Reconnects: res.Reconnects, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
+	r.AllOps = report.AllOpsSummary(res.Collector.Histograms(), res.Elapsed.Seconds())
 	a.addUsage(e, r, usage, samples, res.Requests, "request", sizeBefore)
 	r.Threads = res.Threads
 	r.Intervals = res.Series
 	r.Stages, r.MaxBacklog = res.Stages, res.MaxBacklog
+	r.WarmupSec = cfg.WarmupTime.Seconds()
+	a.loopResults(e, r, loops)
 	for _, st := range res.Stages {
 		line := fmt.Sprintf("STAGE %s: %d requests, %.0f requests/s, %d errors", st.Name, st.Count, st.OpsPerSec, st.Errors)
 		for _, o := range st.Ops {

@@ -101,6 +101,9 @@ type env struct {
 	// progressEvery is the time between progress lines: the flag
 	// --progress-interval, else progressfreq.
 	progressEvery time.Duration
+	// where says where the data and the server are, for resource
+	// measurements (found once per command).
+	where *dataLocation
 }
 
 // setup parses the config and opens the log file.

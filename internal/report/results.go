@@ -99,6 +99,19 @@ type Results struct {
 	// GraphCheck is how the store's graph compared with the configuration
 	// before a request phase.
 	GraphCheck *GraphCheck `json:"graph_check,omitempty"`
+	// AllOps is the latency of every request together (from the merged
+	// histograms of the request ops).
+	AllOps *stats.OpSummary `json:"all_ops,omitempty"`
+	// WarmupSec is the unmeasured warm-up that preceded the intervals.
+	WarmupSec float64 `json:"warmup_sec,omitempty"`
+	// SummaryLines are the one-line summaries of the load or of every
+	// request loop (also in summary.tsv).
+	SummaryLines []SummaryLine `json:"summary_lines,omitempty"`
+	// Loops are the per-loop results of a request phase with loops > 1.
+	Loops []Loop `json:"loops,omitempty"`
+	// LoadProgress is the load's cumulative row counts at every interval
+	// (for rates in links/s).
+	LoadProgress []LoadPoint `json:"load_progress,omitempty"`
 }
 
 // GraphCheck records the comparison of the store's graph with the
@@ -113,6 +126,14 @@ type GraphCheck struct {
 	// (--ignore-graph): its figures describe another graph than configured.
 	Ignored  bool     `json:"ignored,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+}
+
+// LoadPoint is how far a load was at a time.
+type LoadPoint struct {
+	Sec    float64 `json:"sec"`
+	Links  int64   `json:"links"`
+	Nodes  int64   `json:"nodes"`
+	Counts int64   `json:"counts"`
 }
 
 // curvePercentiles are the points of a latency percentile curve.
@@ -203,6 +224,20 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 			return "", err
 		}
 	}
+	if len(r.Loops) > 0 {
+		if err := writeHlog(filepath.Join(tmp, "loops.hlog"), r.StartedAt, loopsLogEntries(r.Loops)); err != nil {
+			return "", err
+		}
+	}
+	if len(r.SummaryLines) > 0 {
+		var tsv strings.Builder
+		if err := WriteSummaryTSV(&tsv, r.SummaryLines); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, "summary.tsv"), []byte(tsv.String()), 0o644); err != nil {
+			return "", err
+		}
+	}
 	var page strings.Builder
 	if err := WriteHTML(&page, []*Results{r}, []string{name}); err != nil {
 		return "", err
@@ -238,7 +273,15 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 	}
 }
 
-func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogram) error {
+// hlogEntry is one histogram of an HdrHistogram log.
+type hlogEntry struct {
+	tag        string
+	h          *hdr.Histogram
+	start, end time.Time
+}
+
+// writeHlog writes histograms to path in the HdrHistogram log format.
+func writeHlog(path string, start time.Time, entries []hlogEntry) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -251,20 +294,33 @@ func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogra
 	if werr == nil {
 		werr = lw.OutputLegend()
 	}
-	for op := graph.Op(0); op < graph.NumOps && werr == nil; op++ {
-		h, ok := hists[op]
-		if !ok {
-			continue
+	for _, e := range entries {
+		if werr != nil {
+			break
 		}
-		h.SetTag(op.String())
-		h.SetStartTimeMs(start.UnixMilli())
-		h.SetEndTimeMs(time.Now().UnixMilli())
+		h := e.h.Clone()
+		h.SetTag(e.tag)
+		h.SetStartTimeMs(e.start.UnixMilli())
+		h.SetEndTimeMs(e.end.UnixMilli())
 		werr = lw.OutputIntervalHistogram(h)
 	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	return werr
+}
+
+// writeHistLog writes the cumulative histogram of every op, tagged with
+// the op's name.
+func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogram) error {
+	var entries []hlogEntry
+	now := time.Now()
+	for op := graph.Op(0); op < graph.NumOps; op++ {
+		if h, ok := hists[op]; ok {
+			entries = append(entries, hlogEntry{tag: op.String(), h: h, start: start, end: now})
+		}
+	}
+	return writeHlog(path, start, entries)
 }
 
 // ReadBundle reads the summary.json of a bundle directory.

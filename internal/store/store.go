@@ -162,6 +162,29 @@ type Sizer interface {
 	SizeOnDisk(ctx context.Context) (int64, error)
 }
 
+// ServerLocator is a store backed by a database server. It says where the
+// server of each target is, as far as the server tells, so that a driver
+// running on the same machine can measure the server's CPU, memory and
+// disk use (a store without it keeps its data inside the driver process).
+type ServerLocator interface {
+	// Servers describes the server of every target (one unless sharded).
+	// Fields the server does not reveal (or that the user may not read)
+	// are left empty; an error means the server could not be asked.
+	Servers(ctx context.Context) ([]ServerInfo, error)
+}
+
+// ServerInfo is where one database server runs.
+type ServerInfo struct {
+	// Addr is the host:port (or Unix socket directory) the store connects to.
+	Addr string
+	// PID is the server's process id when the server reports it itself.
+	PID int
+	// PIDFile is the server's pid file, a path on the server's machine.
+	PIDFile string
+	// DataDir is the server's data directory, a path on the server's machine.
+	DataDir string
+}
+
 // Describer reports the server or engine version and the settings that
 // affect durability and results (e.g. synchronous_commit), for the results.
 type Describer interface {

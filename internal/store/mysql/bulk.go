@@ -230,6 +230,22 @@ func serverKind(version string) string {
 	return "MySQL"
 }
 
+// Servers implements store.ServerLocator with the server's own pid_file and
+// datadir (a relative pid_file is inside datadir).
+func (s *Store) Servers(ctx context.Context) ([]store.ServerInfo, error) {
+	info := store.ServerInfo{Addr: s.addr}
+	var pidFile, dataDir sql.NullString
+	if err := s.r.QueryRowContext(ctx, "SELECT @@pid_file, @@datadir").Scan(&pidFile, &dataDir); err == nil {
+		info.PIDFile, info.DataDir = pidFile.String, dataDir.String
+		if info.PIDFile != "" && !strings.HasPrefix(info.PIDFile, "/") && info.DataDir != "" {
+			info.PIDFile = strings.TrimSuffix(info.DataDir, "/") + "/" + info.PIDFile
+		}
+	} else if ctx.Err() != nil {
+		return nil, classify(err)
+	}
+	return []store.ServerInfo{info}, nil
+}
+
 // Describe implements store.Describer.
 func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	var v string

@@ -291,6 +291,20 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	return d, nil
 }
 
+// Servers implements store.ServerLocator. The data directory (readable by
+// superusers and members of pg_read_all_settings) holds postmaster.pid,
+// whose first line is the postmaster's pid.
+func (s *Store) Servers(ctx context.Context) ([]store.ServerInfo, error) {
+	info := store.ServerInfo{Addr: s.addr}
+	var dir string
+	if err := s.pool.QueryRow(ctx, "SELECT current_setting('data_directory')").Scan(&dir); err == nil {
+		info.DataDir, info.PIDFile = dir, dir+"/postmaster.pid"
+	} else if ctx.Err() != nil {
+		return nil, classify(err)
+	}
+	return []store.ServerInfo{info}, nil
+}
+
 // BulkBatchRows implements store.BatchHinter: COPY pays a round trip per
 // batch, so batches of 8192 rows load about 1.7 times faster than 1024.
 func (s *Store) BulkBatchRows() int { return 8192 }

@@ -186,6 +186,21 @@ func (s *Store) SizeOnDisk(ctx context.Context) (int64, error) {
 	return total, nil
 }
 
+// Servers implements store.ServerLocator: the servers of every target.
+func (s *Store) Servers(ctx context.Context) ([]store.ServerInfo, error) {
+	var out []store.ServerInfo
+	for _, st := range s.stores {
+		if l, ok := st.(store.ServerLocator); ok {
+			infos, err := l.Servers(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, infos...)
+		}
+	}
+	return out, nil
+}
+
 // Describe implements store.Describer: the first target's description and
 // the list of targets.
 func (s *Store) Describe(ctx context.Context) (store.Description, error) {
