@@ -47,6 +47,17 @@ func (a *app) sweep(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	stopMetrics, err := a.startMetrics(e)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	if err := checkSchema(ctx, st); err != nil {
+		return err
+	}
+	if err := a.checkGraph(ctx, e, st, "sweep"); err != nil {
+		return err
+	}
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
 	sw := &report.Sweep{SchemaVersion: report.SchemaVersion, Store: e.drv.Name, PointSec: a.opts.pointTime}
 	cfg.Requests, cfg.Stages, cfg.MaxTime, cfg.Loops = 0, "", pointTime, 1

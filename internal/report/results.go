@@ -25,24 +25,39 @@ type ConfigEntry struct {
 	Origin string `json:"origin"`
 }
 
-// Environment describes the machine that ran the driver.
+// Environment describes the machine that ran the driver and how.
 type Environment struct {
-	Hostname  string `json:"hostname"`
-	OS        string `json:"os"`
-	Arch      string `json:"arch"`
-	CPUs      int    `json:"cpus"`
-	GoVersion string `json:"go_version"`
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	CPUs        int    `json:"cpus"`
+	CPUModel    string `json:"cpu_model,omitempty"`
+	Kernel      string `json:"kernel,omitempty"`
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
+	GoVersion   string `json:"go_version"`
+	// Build is the linkbench binary; CommandLine how it was run
+	// (passwords hidden).
+	Build       *Build   `json:"build,omitempty"`
+	CommandLine []string `json:"command_line,omitempty"`
+	// DataFS is the file system under an embedded store's data.
+	DataFS *DataFS `json:"data_fs,omitempty"`
 }
 
 // Totals are the phase-wide figures.
 type Totals struct {
-	Requests    int64   `json:"requests,omitempty"`
-	Errors      int64   `json:"errors"`
+	Requests int64 `json:"requests,omitempty"`
+	Errors   int64 `json:"errors"`
+	// Reconnects are the requests that failed on a lost connection.
+	Reconnects  int64   `json:"reconnects,omitempty"`
 	OpsPerSec   float64 `json:"ops_per_sec"`
 	Nodes       int64   `json:"nodes,omitempty"`
 	Links       int64   `json:"links,omitempty"`
 	Counts      int64   `json:"counts,omitempty"`
 	LinksPerSec float64 `json:"links_per_sec,omitempty"`
+	// InsertSec is the part of a load spent inserting rows, FinishSec the
+	// store's finishing work after it (index builds, statistics, flushes).
+	InsertSec float64 `json:"insert_sec,omitempty"`
+	FinishSec float64 `json:"finish_sec,omitempty"`
 }
 
 // Results is the machine-readable record of one phase.
@@ -73,11 +88,17 @@ type Results struct {
 	Efficiency *sysmon.PerOp `json:"efficiency,omitempty"`
 	// Stages are the per-stage results of a staged open-loop run.
 	Stages []stats.SegmentSummary `json:"stages,omitempty"`
+	// LoadStages are a load's stages: nodes, links and counts inserted
+	// (overlapping) and each step of the store's finishing work.
+	LoadStages []stats.Stage `json:"load_stages,omitempty"`
 	// MaxBacklog is the largest open-loop backlog seen (requests due but
 	// not started): non-zero when the store could not keep up.
 	MaxBacklog float64 `json:"max_backlog,omitempty"`
 	// SizeBefore is the store size on disk when the phase started.
 	SizeBefore int64 `json:"size_before_bytes,omitempty"`
+	// GraphCheck is how the store's graph compared with the configuration
+	// before a request phase.
+	GraphCheck *GraphCheck `json:"graph_check,omitempty"`
 	// AllOps is the latency of every request together (from the merged
 	// histograms of the request ops).
 	AllOps *stats.OpSummary `json:"all_ops,omitempty"`
@@ -91,6 +112,20 @@ type Results struct {
 	// LoadProgress is the load's cumulative row counts at every interval
 	// (for rates in links/s).
 	LoadProgress []LoadPoint `json:"load_progress,omitempty"`
+}
+
+// GraphCheck records the comparison of the store's graph with the
+// configuration.
+type GraphCheck struct {
+	// Adopted are the graph parameters taken from the store's record
+	// because the user did not set them ("maxid1=20001").
+	Adopted []string `json:"adopted,omitempty"`
+	// Unrecorded is set when the graph had no record to compare with.
+	Unrecorded bool `json:"unrecorded,omitempty"`
+	// Ignored is set when the run went ahead despite Problems
+	// (--ignore-graph): its figures describe another graph than configured.
+	Ignored  bool     `json:"ignored,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // LoadPoint is how far a load was at a time.
@@ -124,7 +159,9 @@ func PercentileCurves(hists map[graph.Op]*hdr.Histogram) map[string][][2]float64
 // CurrentEnvironment reads the facts of this machine.
 func CurrentEnvironment() Environment {
 	h, _ := os.Hostname()
-	return Environment{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	e := Environment{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	machineFacts(&e)
+	return e
 }
 
 // Redact hides the value of any key that holds a secret.

@@ -15,9 +15,17 @@ func (s *Store) BeginLoad(ctx context.Context, info store.LoadInfo) error {
 	return s.each(func(_ int, st store.Store) error { return st.(store.BulkLoader).BeginLoad(ctx, info) })
 }
 
-// EndLoad implements store.BulkLoader on every target.
+// EndLoad implements store.BulkLoader on every target, at once: each
+// target's steps are reported under its name, without row counts (a
+// target holds only its part of the graph).
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
-	return s.each(func(_ int, st store.Store) error { return st.(store.BulkLoader).EndLoad(ctx, info) })
+	return s.each(func(i int, st store.Store) error {
+		ti := info
+		if info.Stage != nil {
+			ti.Stage = func(name string, _ int64) func() { return info.Stage(s.targets[i].String()+": "+name, 0) }
+		}
+		return st.(store.BulkLoader).EndLoad(ctx, ti)
+	})
 }
 
 // split calls load once per target that owns some of the n rows, with
