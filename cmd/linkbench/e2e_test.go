@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,13 +22,24 @@ import (
 // exit code main would use.
 func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	return runCLIWatching(t, dir, nil, args...)
+}
+
+// runCLIWatching is runCLI that also copies what the command writes on
+// stderr to watch as it is written, so a test can act at a given moment.
+func runCLIWatching(t *testing.T, dir string, watch io.Writer, args ...string) (string, string, int) {
+	t.Helper()
 	old, _ := os.Getwd()
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Chdir(old)
 	var out, errb bytes.Buffer
-	err := newApp(&out, &errb).execute(context.Background(), args)
+	var stderr io.Writer = &errb
+	if watch != nil {
+		stderr = io.MultiWriter(&errb, watch)
+	}
+	err := newApp(&out, stderr).execute(context.Background(), args)
 	code := 0
 	if err != nil {
 		code = 1
