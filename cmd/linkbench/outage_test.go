@@ -52,7 +52,7 @@ func TestServerOutageMidRun(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			go func() {
-				out, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "requesters=4", "-D", "maxtime=12", "-D", "requests=0",
+				out, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "requesters=4", "-D", "maxtime=15", "-D", "requests=0",
 					"-D", "max_failed_requests=1000"}, common...)...)
 				done <- result{out, errOut, code}
 			}()
