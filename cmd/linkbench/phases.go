@@ -404,6 +404,9 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		if err != nil {
 			return nil, fmt.Errorf("read graph metadata: %w", err)
 		}
+		if err := workload.CheckPlacement(meta); err != nil {
+			return nil, err
+		}
 		adopted, err := workload.AdoptMeta(cfg, meta, dataHash)
 		if err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/gen"
 )
 
 // Metadata keys a load records about the graph it wrote.
@@ -23,6 +24,9 @@ const (
 	MetaToolVersion   = "tool_version"
 	MetaLoadedAt      = "loaded_at"
 	MetaComplete      = "load_complete"
+	// MetaPlacement is gen.PlacementVersion, the way degrees were placed
+	// on ids when the graph was loaded.
+	MetaPlacement = "placement_version"
 )
 
 // GraphMeta is what load records, so later runs can check they drive the
@@ -40,7 +44,24 @@ func GraphMeta(cfg *config.Config, dataHash, toolVersion string, complete bool) 
 		MetaToolVersion:   toolVersion,
 		MetaLoadedAt:      time.Now().UTC().Format(time.RFC3339),
 		MetaComplete:      strconv.FormatBool(complete),
+		MetaPlacement:     gen.PlacementVersion,
 	}
+}
+
+// CheckPlacement refuses a graph that linkbench loaded with another degree
+// placement than this one's (graphs loaded before placement_version was
+// recorded put degrees on other ids): correlated accesses and id2 choices
+// would aim at ids whose degrees are not the ones this driver computes. A
+// graph without metadata (loaded by the reference) passes.
+func CheckPlacement(meta map[string]string) error {
+	if len(meta) == 0 || meta[MetaPlacement] == gen.PlacementVersion {
+		return nil
+	}
+	v := meta[MetaPlacement]
+	if v == "" {
+		v = "1"
+	}
+	return fmt.Errorf("the store holds a graph loaded by an older linkbench that placed degrees on other ids (placement version %s, this version uses %s, the reference's); load it again with `linkbench load --truncate`", v, gen.PlacementVersion)
 }
 
 // UserSet reports whether the user chose key's value (main config file or
@@ -148,6 +169,7 @@ func LoadParams(cfg *config.Config, dataHash string, nowMs int64) string {
 		fmt.Sprintf("load_time_ms=%d", nowMs),
 		fmt.Sprintf("loader_chunk_size=%d", cfg.LoaderChunkSize),
 		fmt.Sprintf("generate_nodes=%t", cfg.GenerateNodes),
+		fmt.Sprintf("placement_version=%s", gen.PlacementVersion),
 	}
 	return strings.Join(lines, "\n")
 }

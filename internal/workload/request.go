@@ -163,13 +163,14 @@ func (p *RequestPhase) newRequester(id int, c *stats.Collector) (*requester, err
 	if err != nil {
 		return nil, err
 	}
-	degree := p.Graph.DegreePerm()
-	q.linkRead = newIDChooser(cfg.StartID1, n, readC, degree, readU, dist.NewPerm(n, readUncorrPermSeed), cfg.ReadUncorrBlend)
-	q.linkWrite = newIDChooser(cfg.StartID1, n, writeC, degree, writeU, dist.NewPerm(n, writeUncorrPermSeed), cfg.WriteUncorrBlend)
-	nodePerm := dist.NewPerm(n, nodePermSeed)
-	q.nodeRead = nodeChooser{start: cfg.StartID1, access: orUniform(nr, n), perm: nodePerm}
-	q.nodeUpd = nodeChooser{start: cfg.StartID1, access: orUniform(nu, n), perm: nodePerm}
-	q.nodeDel = nodeChooser{start: cfg.StartID1, access: orUniform(nd, n), perm: nodePerm}
+	degree := p.Graph.DegreeShuffler()
+	uncorrShuf := dist.NewShuffler(dist.UncorrShufflerSeed, dist.ShuffleGroups, n)
+	nodeShuf := dist.NewShuffler(dist.NodeShufflerSeed, dist.ShuffleGroups, n)
+	q.linkRead = newIDChooser(cfg.StartID1, n, picker{readC, degree}, picker{readU, uncorrShuf}, cfg.ReadUncorrBlend)
+	q.linkWrite = newIDChooser(cfg.StartID1, n, picker{writeC, degree}, picker{writeU, uncorrShuf}, cfg.WriteUncorrBlend)
+	q.nodeRead = nodeChooser{cfg.StartID1, picker{orUniform(nr, n), nodeShuf}}
+	q.nodeUpd = nodeChooser{cfg.StartID1, picker{orUniform(nu, n), nodeShuf}}
+	q.nodeDel = nodeChooser{cfg.StartID1, picker{orUniform(nd, n), nodeShuf}}
 	if cfg.Multiget.Enabled {
 		q.multiget = dist.NewGeometric(cfg.Multiget.Prob, cfg.Multiget.Min, cfg.Multiget.Max)
 	}
@@ -178,19 +179,15 @@ func (p *RequestPhase) newRequester(id int, c *stats.Collector) (*requester, err
 	return q, nil
 }
 
-func newIDChooser(start, n int64, corr dist.Access, corrPerm *dist.Perm, uncorr dist.Access, uncorrPerm *dist.Perm, blend float64) idChooser {
-	c := idChooser{start: start, corr: corr, corrPerm: corrPerm, uncorr: uncorr, uncorrPerm: uncorrPerm, blend: blend}
-	if corr == nil {
-		c.uncorrAlone = true
-		if uncorr == nil {
-			c.uncorr = uniform{n}
-			c.uncorrAlone = true
-		}
+// newIDChooser blends corr with uncorr for blend percent of picks. A
+// missing correlated distribution (only possible in tests: the config
+// requires one) is uniform.
+func newIDChooser(start, n int64, corr, uncorr picker, blend float64) idChooser {
+	corr.access = orUniform(corr.access, n)
+	if uncorr.access == nil {
+		blend = 0
 	}
-	if c.uncorr == nil {
-		c.blend = 0
-	}
-	return c
+	return idChooser{start: start, corr: corr, uncorr: uncorr, blend: blend / 100}
 }
 
 func orUniform(a dist.Access, n int64) dist.Access {

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunRefusesAnOldPlacement: a graph loaded by a linkbench that placed
+// degrees on other ids (no placement_version, or another one) is refused
+// by run with one line naming load --truncate; after a reload it runs.
+func TestRunRefusesAnOldPlacement(t *testing.T) {
+	dir := t.TempDir()
+	small := []string{"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "maxid1=1001", "-D", "maxtime=1", "-D", "requesters=1", "--no-results"}
+	if _, errOut, code := runCLI(t, dir, append([]string{"load"}, small...)...); code != 0 {
+		t.Fatalf("load: %s", errOut)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "linkbench-data", "linkbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, change := range []string{
+		"DELETE FROM linkbench_meta WHERE k = 'placement_version'",
+		"INSERT INTO linkbench_meta (k, v) VALUES ('placement_version', '7')",
+	} {
+		if _, err := db.Exec(change); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, code := runCLI(t, dir, append([]string{"run"}, small...)...)
+		_, msg, _ := strings.Cut(errOut, "linkbench: ")
+		if code != 1 || !strings.Contains(msg, "load --truncate") || !strings.Contains(msg, "placement version") ||
+			strings.Count(strings.TrimSpace(msg), "\n") != 0 {
+			t.Fatalf("after %q: exit %d, stderr %q; want exit 1 and one line naming load --truncate", change, code, errOut)
+		}
+	}
+	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate"}, small...)...); code != 0 {
+		t.Fatalf("reload: %s", errOut)
+	}
+	if out, errOut, code := runCLI(t, dir, append([]string{"run"}, small...)...); code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") {
+		t.Fatalf("run after the reload: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
