@@ -435,6 +435,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		}
 	}
 	e.log.Infof("request phase: %d requesters, %s, warm-up %s, seed %d", cfg.Requesters, limitText(cfg), cfg.WarmupTime, cfg.RequestRandomSeed)
+	e.log.Infof("workload semantics: %s", semanticsText(cfg))
 	shard, _, err := parseShard(a.opts.shard)
 	if err != nil {
 		return nil, err
@@ -489,7 +490,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	}
 	for _, t := range res.Threads {
 		e.log.Infof("ThreadID = %d total requests = %d requests/second = %.0f found = %d not found = %d history queries = %d/%d failed = %d",
-			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.Requests, t.Failed)
+			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.ListRequests, t.Failed)
 	}
 	var sb strings.Builder
 	report.WriteOpLines(&sb, res.Summary, cfg.Requesters)
@@ -501,6 +502,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		return nil, err
 	}
 	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed)
+	r.WorkloadSemantics = cfg.WorkloadSemantics
 	r.Interrupted = res.Interrupted
 	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
@@ -567,6 +569,13 @@ func firstError(res *workload.RequestResult) error {
 		return res.LastError
 	}
 	return errors.New("unknown")
+}
+
+func semanticsText(cfg *config.Config) string {
+	if cfg.Corrected() {
+		return "corrected (the reference's bugs fixed: not comparable with published LinkBench figures; docs/compatibility.md)"
+	}
+	return "reference (the reference's effective behaviour; workload_semantics = corrected fixes its bugs)"
 }
 
 func limitText(cfg *config.Config) string {

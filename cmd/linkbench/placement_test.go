@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,7 +39,13 @@ func TestRunRefusesAnOldPlacement(t *testing.T) {
 	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate"}, small...)...); code != 0 {
 		t.Fatalf("reload: %s", errOut)
 	}
-	if out, errOut, code := runCLI(t, dir, append([]string{"run"}, small...)...); code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") {
+	// The run prints its semantics and records them in its bundle.
+	out, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "workload_semantics=corrected"}, small[:len(small)-1]...)...)
+	if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") || !strings.Contains(errOut, "workload semantics: corrected") {
 		t.Fatalf("run after the reload: exit %d\n%s\n%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(latestBundle(t, dir, "request"))
+	if err != nil || !strings.Contains(string(b), `"workload_semantics": "corrected"`) {
+		t.Fatalf("summary.json does not record the semantics (%v)", err)
 	}
 }

@@ -60,6 +60,9 @@ func single(b *strings.Builder, r *Results) {
 		row("requests", fmt.Sprint(t.Requests))
 		row("errors", fmt.Sprint(t.Errors))
 		row("requests/s", fmt.Sprintf("%.0f", t.OpsPerSec))
+		if r.WorkloadSemantics != "" {
+			row("workload semantics", r.WorkloadSemantics)
+		}
 	}
 	if r.SizeOnDisk > 0 {
 		row("size on disk after", fmt.Sprintf("%.1f MB", float64(r.SizeOnDisk)/1e6))
