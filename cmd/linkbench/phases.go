@@ -250,6 +250,11 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
 	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, Shard: shard, Shards: nShards}
+	if !workload.UserSet(cfg, "load_time_ms") {
+		// Nodes carry the second they were generated, as the reference's;
+		// a given load_time_ms makes the whole graph reproducible instead.
+		lp.NodeTime = func() int32 { return int32(time.Now().Unix()) }
+	}
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
@@ -284,7 +289,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err != nil {
 		return fmt.Errorf("record graph metadata: %w", err)
 	}
-	a.println(e, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Elapsed))
+	a.println(e, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Counts, res.Elapsed, cfg.NeverChange))
 	var sb strings.Builder
 	report.WriteOpLines(&sb, res.Summary, cfg.Loaders+1)
 	a.print(e, sb.String())

@@ -36,11 +36,13 @@ func TestRunRefusesAnOldPlacement(t *testing.T) {
 			t.Fatalf("after %q: exit %d, stderr %q; want exit 1 and one line naming load --truncate", change, code, errOut)
 		}
 	}
-	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate"}, small...)...); code != 0 {
-		t.Fatalf("reload: %s", errOut)
+	// (never_change=true prints the upstream LOAD line, as the reference.)
+	out, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "-D", "never_change=true"}, small...)...)
+	if code != 0 || !strings.Contains(out, "LOAD PHASE COMPLETED.  Loaded 1000 nodes (Expected 1000). Loaded 2000 links (2.00 links per node).  Took ") {
+		t.Fatalf("reload: exit %d\n%s\n%s", code, out, errOut)
 	}
 	// The run prints its semantics and records them in its bundle.
-	out, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "workload_semantics=corrected"}, small[:len(small)-1]...)...)
+	out, errOut, code = runCLI(t, dir, append([]string{"run", "-D", "workload_semantics=corrected"}, small[:len(small)-1]...)...)
 	if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") || !strings.Contains(errOut, "workload semantics: corrected") {
 		t.Fatalf("run after the reload: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -234,7 +234,8 @@ func (w *Worker) Links(id1 int64, typeIdx int, from, to int64, dst []graph.Link)
 			l.ID2 = w.r.Int64N(g.spec.RandomID2Max)
 		}
 		l.Time = g.spec.NowMs - int64(w.r.Uint64()>>32)
-		n := clampLen(g.linkSize.Sample(w.r), graph.MaxLinkData)
+		// The reference's log-normal sizes stop at 254 (max - 1).
+		n := clampLen(g.linkSize.Sample(w.r), graph.MaxLinkData-1)
 		s := len(buf)
 		buf = buf[:s+n]
 		g.linkGen.Fill(w.r, buf[s:])

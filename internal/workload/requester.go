@@ -160,7 +160,7 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 		q.link = graph.Link{
 			ID1: id1, LinkType: lt, ID2: q.chooseID2(id1, lt, p),
 			Visibility: graph.VisibilityDefault, Version: 0, Time: time.Now().UnixMilli(),
-			Data: q.payload(g, q.linkSize, graph.MaxLinkData),
+			Data: q.payload(g, q.linkSize, graph.MaxLinkData-1), // 254, as the reference
 		}
 		retries, err = q.p.Retry.Do(ctx, func() error {
 			var e error
