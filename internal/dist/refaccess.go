@@ -75,17 +75,10 @@ func NewRefAccess(spec AccessSpec, n int64, data *DataFile, o RefOptions) (a Acc
 	case Uniform:
 		return uniformAccess{n}, true, nil
 	case Geometric:
-		p := 0.5
-		switch {
-		case spec.Shape > 0 && spec.Shape <= 1:
-			p = spec.Shape
-		case spec.HasMean && spec.Mean > 0:
-			p = 1 / (1 + spec.Mean)
-		}
-		return NewRefGeometric(p, 0, n), true, nil
+		return NewRefGeometric(geometricP(spec), 0, n), true, nil
 	case LogNormal:
-		if !(spec.Median > 0) || !(spec.Sigma > 0) {
-			return nil, false, fmt.Errorf("lognormal needs median > 0 and sigma > 0")
+		if err := checkLogNormal(spec); err != nil {
+			return nil, false, err
 		}
 		return refLogNormal{d: NewLogNormal(spec.Median, spec.Sigma), start: o.Start, n: n}, true, nil
 	case Real:

@@ -1,7 +1,6 @@
 package dist
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -26,11 +25,8 @@ type RefZipf struct {
 // when n < 100,000 or shape > 1 (an exact harmonic sum): share one
 // instance between workers.
 func NewRefZipf(n int64, shape float64) (*RefZipf, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("zipf: need at least one rank, got %d", n)
-	}
-	if !(shape > 0) || math.IsInf(shape, 0) {
-		return nil, fmt.Errorf("zipf: shape must be a positive number, got %v", shape)
+	if err := checkZipf(n, shape); err != nil {
+		return nil, err
 	}
 	z := &RefZipf{n: n, shape: shape}
 	if shape <= 1 {
