@@ -19,8 +19,15 @@
 # Settings (environment): STORES ("postgres mariadb"), MAXID1 (100001),
 # REQUESTERS (4), REQUESTS per requester (50000), REF_RUNS (3) and LB_RUNS
 # (3) on the reference's graph, CROSS_RUNS (1) of each driver on
-# linkbench's graph, OUT (a new temporary directory; every log, output and
-# metrics file stays there).
+# linkbench's graph, CORRECTED_RUNS (0) of linkbench with
+# workload_semantics = corrected on the reference's graph, BASELINE_BIN
+# (another linkbench binary, e.g. an older version, run BASELINE_RUNS
+# times on the reference's graph), REUSE_LOADS=1 (keep the graphs that a
+# previous run saved in the servers instead of loading again), OUT (a new
+# temporary directory; every log, output and metrics file stays there).
+#
+# The functions can be sourced (`source bench/vs-reference.sh`) to drive
+# other comparisons; run directly, the script runs main.
 #
 # The servers are those of scripts/postgres.sh and scripts/mariadb.sh
 # (started if needed; their LINKBENCH_* port and directory variables
@@ -28,7 +35,7 @@
 # log and auto_explain preloaded (both undone at the end); the statements
 # are logged only for the user linkbench, only during the measured runs.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 REF_SRC="${1:-${LINKBENCH_REF_SRC:-}}"
 STORES="${STORES:-postgres mariadb}"
@@ -38,6 +45,10 @@ REQUESTS="${REQUESTS:-50000}"
 REF_RUNS="${REF_RUNS:-3}"
 LB_RUNS="${LB_RUNS:-3}"
 CROSS_RUNS="${CROSS_RUNS:-1}"
+CORRECTED_RUNS="${CORRECTED_RUNS:-0}"
+BASELINE_BIN="${BASELINE_BIN:-}"
+BASELINE_RUNS="${BASELINE_RUNS:-1}"
+REUSE_LOADS="${REUSE_LOADS:-0}"
 OUT="${OUT:-$(mktemp -d /tmp/vs-reference.XXXXXX)}"
 mkdir -p "$OUT"
 LB="$OUT/linkbench"
@@ -95,14 +106,19 @@ reference() { # STORE ARGS...: runs the reference driver
   local store="$1"; shift
   LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "$@"
 }
-linkbench() { # STORE COMMAND ARGS...
+linkbench() { # STORE COMMAND ARGS...: runs linkbench (the binary in LBBIN, default ours)
   local store="$1" cmd="$2"; shift 2
-  "$LB" "$cmd" -c "$(lb_config "$store")" $(conn) --no-results "$@"
+  "${LBBIN:-$LB}" "$cmd" -c "$(lb_config "$store")" $(conn) --no-results "$@"
 }
 
-# load_with STORE DRIVER: an empty schema, then DRIVER's load.
+# load_with STORE DRIVER: an empty schema, then DRIVER's load, saved as a
+# snapshot named after DRIVER (kept when REUSE_LOADS=1 finds it).
 load_with() {
   local store="$1" driver="$2" log="$OUT/$1-load-$2.out"
+  if [ "$REUSE_LOADS" = 1 ] && snapshot_exists "$store" "$driver"; then
+    say "$store: reusing the graph loaded by $driver earlier"
+    return
+  fi
   say "$store: loading maxid1=$MAXID1 with $driver"
   if [ "$driver" = reference ]; then
     linkbench "$store" init --drop >"$log" 2>&1
@@ -111,6 +127,7 @@ load_with() {
     linkbench "$store" load --truncate >"$log" 2>&1 || die "linkbench load failed; see $log"
   fi
   grep -h 'LOAD PHASE COMPLETED' "$log" | sed 's/^.*LOAD PHASE/LOAD PHASE/' >&2
+  snapshot_save "$store" "$driver"
 }
 
 # snapshot_save STORE NAME / snapshot_restore STORE NAME: a copy of the
@@ -122,6 +139,12 @@ snapshot_save() {
     mariadb)
       my_admin -e "DROP DATABASE IF EXISTS lbsnap_$2; CREATE DATABASE lbsnap_$2"
       my_copy linkdb0 "lbsnap_$2" ;;
+  esac
+}
+snapshot_exists() {
+  case "$1" in
+    postgres) pg_admin -c "SELECT 1 FROM pg_database WHERE datname = 'lbsnap_$2'" | grep -q 1 ;;
+    mariadb) [ -n "$(my_admin -e "SHOW DATABASES LIKE 'lbsnap_$2'")" ] ;;
   esac
 }
 snapshot_restore() {
@@ -187,7 +210,9 @@ log_off() {
 log_cut() { tail -c +"$(($2 + 1))" "$(log_file "$1")" >"$3"; }
 
 # run_once STORE GRAPH DRIVER N: one measured request phase on a fresh
-# copy of GRAPH, then linkbench check, then the metrics.
+# copy of GRAPH, then linkbench check, then the metrics. DRIVER is
+# reference, linkbench, corrected (linkbench with workload_semantics =
+# corrected) or baseline (the binary BASELINE_BIN).
 run_once() {
   local store="$1" graph="$2" driver="$3" n="$4"
   local dir="$OUT/$store-$graph-graph-$driver-$n" off
@@ -196,11 +221,14 @@ run_once() {
   snapshot_restore "$store" "$graph"
   off="$(log_on "$store")"
   local args=(-D requesters="$REQUESTERS" -D requests="$REQUESTS" -D maxtime=100000 -D warmup_time=0)
-  if [ "$driver" = reference ]; then
-    reference "$store" "${args[@]}" -r >"$dir/driver.out" 2>&1 || { log_off "$store"; die "reference run failed; see $dir/driver.out"; }
-  else
-    linkbench "$store" run "${args[@]}" >"$dir/driver.out" 2>&1 || { log_off "$store"; die "linkbench run failed; see $dir/driver.out"; }
-  fi
+  local ok=0
+  case "$driver" in
+    reference) reference "$store" "${args[@]}" -r >"$dir/driver.out" 2>&1 || ok=$? ;;
+    linkbench) linkbench "$store" run "${args[@]}" >"$dir/driver.out" 2>&1 || ok=$? ;;
+    corrected) linkbench "$store" run "${args[@]}" -D workload_semantics=corrected >"$dir/driver.out" 2>&1 || ok=$? ;;
+    baseline) LBBIN="$BASELINE_BIN" linkbench "$store" run "${args[@]}" >"$dir/driver.out" 2>&1 || ok=$? ;;
+  esac
+  [ "$ok" = 0 ] || { log_off "$store"; die "$driver run failed; see $dir/driver.out"; }
   log_off "$store"
   log_cut "$store" "$off" "$dir/statements.log"
   linkbench "$store" check >"$dir/check.out" 2>&1 || true
@@ -212,6 +240,13 @@ run_once() {
   echo "$dir/metrics.json"
 }
 
+# table TITLE METRICS...: the runs side by side (nothing without runs).
+table() {
+  local title="$1"; shift
+  [ "$#" -gt 0 ] || return 0
+  "$OUT/vsref" table -title "$title (maxid1=$MAXID1, $REQUESTERS x $REQUESTS requests per run)" "$@" | tee -a "$OUT/tables.txt"
+}
+
 # compare STORE: both loads, the runs, the tables.
 compare() {
   local store="$1" i
@@ -219,24 +254,33 @@ compare() {
   log_setup "$store"
   trap "log_teardown $store" EXIT
   load_with "$store" reference
-  snapshot_save "$store" reference
   load_with "$store" linkbench
-  snapshot_save "$store" linkbench
   local on_ref=() on_lb=()
   for i in $(seq 1 "$REF_RUNS"); do on_ref+=("$(run_once "$store" reference reference "$i")"); done
   for i in $(seq 1 "$LB_RUNS"); do on_ref+=("$(run_once "$store" reference linkbench "$i")"); done
+  for i in $(seq 1 "$CORRECTED_RUNS"); do on_ref+=("$(run_once "$store" reference corrected "$i")"); done
+  if [ -n "$BASELINE_BIN" ]; then
+    for i in $(seq 1 "$BASELINE_RUNS"); do on_ref+=("$(run_once "$store" reference baseline "$i")"); done
+  fi
   for i in $(seq 1 "$CROSS_RUNS"); do on_lb+=("$(run_once "$store" linkbench reference "$i")"); done
   for i in $(seq 1 "$CROSS_RUNS"); do on_lb+=("$(run_once "$store" linkbench linkbench "$i")"); done
   log_teardown "$store"
   trap - EXIT
-  "$OUT/vsref" table -title "$store, graph loaded by the reference (maxid1=$MAXID1, $REQUESTERS x $REQUESTS requests per run)" "${on_ref[@]}" | tee -a "$OUT/tables.txt"
-  "$OUT/vsref" table -title "$store, graph loaded by linkbench (maxid1=$MAXID1, $REQUESTERS x $REQUESTS requests per run)" "${on_lb[@]}" | tee -a "$OUT/tables.txt"
+  table "$store, graph loaded by the reference" "${on_ref[@]}"
+  table "$store, graph loaded by linkbench" "${on_lb[@]}"
 }
 
-reference_jar
-build_linkbench
-say "results in $OUT"
-for store in $STORES; do
-  compare "$store"
-done
-say "tables in $OUT/tables.txt"
+main() {
+  reference_jar
+  build_linkbench
+  say "results in $OUT"
+  local store
+  for store in $STORES; do
+    compare "$store"
+  done
+  say "tables in $OUT/tables.txt"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  main
+fi
