@@ -220,3 +220,14 @@ func equal(a, b []int64) bool {
 	}
 	return true
 }
+
+func BenchmarkRefZipfNext(b *testing.B) {
+	z, _ := NewRefZipf(10_000_000, 0.8)
+	r := rng(1)
+	b.ReportAllocs()
+	var sink int64
+	for i := 0; i < b.N; i++ {
+		sink += z.Next(r)
+	}
+	_ = sink
+}
