@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,13 +22,24 @@ import (
 // exit code main would use.
 func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	return runCLIWatching(t, dir, nil, args...)
+}
+
+// runCLIWatching is runCLI that also copies what the command writes on
+// stderr to watch as it is written, so a test can act at a given moment.
+func runCLIWatching(t *testing.T, dir string, watch io.Writer, args ...string) (string, string, int) {
+	t.Helper()
 	old, _ := os.Getwd()
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Chdir(old)
 	var out, errb bytes.Buffer
-	err := newApp(&out, &errb).execute(context.Background(), args)
+	var stderr io.Writer = &errb
+	if watch != nil {
+		stderr = io.MultiWriter(&errb, watch)
+	}
+	err := newApp(&out, stderr).execute(context.Background(), args)
 	code := 0
 	if err != nil {
 		code = 1
@@ -57,10 +69,26 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"LOAD PHASE COMPLETED. Loaded 5000 nodes (Expected 5000), 20000 links (4.00 /node), 10000 counts (2.00 /node). ", "REQUEST PHASE COMPLETED. ", "GET_NODE count = ", "p99.9"} {
+	for _, want := range []string{"LOAD PHASE COMPLETED. Loaded 5000 nodes (Expected 5000), 20000 links (4.00 /node), 10000 counts (2.00 /node). ", "REQUEST PHASE COMPLETED. ", "GET_NODE ", "p99.9 ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+	// The results are printed once, in lines narrower than a terminal; the
+	// reference's per-op lines go to the -L log for the scripts that
+	// parse them.
+	if strings.Count(out, "REQUEST PHASE COMPLETED") != 1 || strings.Contains(out, "GET_NODE count = ") {
+		t.Errorf("stdout prints the results more than once:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		// The reference's LOAD line keeps its format, which scripts
+		// parse, whatever its width.
+		if len(l) > 160 && !strings.HasPrefix(l, "LOAD PHASE COMPLETED. ") {
+			t.Errorf("stdout line of %d columns: %q", len(l), l)
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "log.txt")); !strings.Contains(string(log), "GET_NODE count = ") {
+		t.Error("the -L log file lacks the reference's per-op lines")
 	}
 	b, err := os.ReadFile(csv)
 	if err != nil || !strings.HasPrefix(string(b), "op,count,p25_low,p25_high,p50_low,p50_high,p75_low,p75_high,p95_low,p95_high,p99_low,p99_high,max,mean,threads") {
@@ -130,7 +158,7 @@ func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 		t.Error(err)
 	}
 	// ...and refuses a different one.
-	if _, errOut, code := runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=3001"); code != 1 || !strings.Contains(errOut, "maxid1: loaded graph has 2001, config says 3001") {
+	if _, errOut, code := runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=3001"); code != 1 || !strings.Contains(errOut, "maxid1: the store's graph has 2001, the configuration says 3001 (-D)") {
 		t.Fatalf("mismatch: exit %d %s", code, errOut)
 	}
 	out, errOut, code = runCLI(t, dir, "check")
@@ -266,8 +294,14 @@ func latestBundle(t *testing.T, dir, phase string) string {
 
 func TestSweepWritesCurveAndBundles(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, dir, "sweep", "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001",
-		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1")
+	// The memory store starts empty in every process: a sweep is refused
+	// unless --ignore-graph, which the results record.
+	args := []string{"sweep", "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1"}
+	if _, errOut, code := runCLI(t, dir, args...); code != 1 || !strings.Contains(errOut, "refusing to sweep: the store holds no graph") {
+		t.Fatalf("sweep of an empty store: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, dir, append(args, "--ignore-graph")...)
 	if code != 0 || !strings.Contains(out, "SWEEP COMPLETED. 2 points.") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -276,8 +310,11 @@ func TestSweepWritesCurveAndBundles(t *testing.T) {
 	if len(sweeps) != 1 || len(points) != 2 {
 		t.Fatalf("sweep bundles %v, point bundles %v", sweeps, points)
 	}
+	if b, _ := os.ReadFile(points[0]); !strings.Contains(string(b), `"ignored": true`) {
+		t.Errorf("a point's summary.json does not record --ignore-graph:\n%.600s", b)
+	}
 	page, _ := os.ReadFile(filepath.Join(filepath.Dir(sweeps[0]), "report.html"))
-	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "latency against throughput"} {
+	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "Latency of all requests against throughput"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("sweep report lacks %s", want)
 		}

@@ -31,7 +31,7 @@ func TestRunRefusesAnOldPlacement(t *testing.T) {
 		}
 		_, errOut, code := runCLI(t, dir, append([]string{"run"}, small...)...)
 		_, msg, _ := strings.Cut(errOut, "linkbench: ")
-		if code != 1 || !strings.Contains(msg, "load --truncate") || !strings.Contains(msg, "placement version") ||
+		if code != 1 || !strings.Contains(msg, "load --truncate") || !strings.Contains(msg, "placement_version") ||
 			strings.Count(strings.TrimSpace(msg), "\n") != 0 {
 			t.Fatalf("after %q: exit %d, stderr %q; want exit 1 and one line naming load --truncate", change, code, errOut)
 		}

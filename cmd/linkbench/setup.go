@@ -47,13 +47,27 @@ type logger struct {
 	mu  sync.Mutex
 	out io.Writer
 	f   *os.File
+	// via, when set, takes the lines meant for out (a progress bar that
+	// prints them above itself).
+	via io.Writer
+}
+
+// redirect sends the lines meant for stderr through w (nil: back to stderr).
+func (l *logger) redirect(w io.Writer) {
+	l.mu.Lock()
+	l.via = w
+	l.mu.Unlock()
 }
 
 func (l *logger) logf(level, format string, args ...any) {
 	line := fmt.Sprintf("%s %s: %s\n", level, time.Now().Format("2006-01-02 15:04:05.000"), fmt.Sprintf(format, args...))
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	io.WriteString(l.out, line)
+	if l.via != nil {
+		io.WriteString(l.via, line)
+	} else {
+		io.WriteString(l.out, line)
+	}
 	if l.f != nil {
 		io.WriteString(l.f, line)
 	}
@@ -84,6 +98,12 @@ type env struct {
 	log  *logger
 	data *dist.DataFile
 	drv  *store.Driver
+	// progressEvery is the time between progress lines: the flag
+	// --progress-interval, else progressfreq.
+	progressEvery time.Duration
+	// where says where the data and the server are, for resource
+	// measurements (found once per command).
+	where *dataLocation
 }
 
 // setup parses the config and opens the log file.
@@ -124,7 +144,14 @@ func (a *app) setup() (*env, error) {
 		lg.close()
 		return nil, fmt.Errorf("store %q (%s): %w", cfg.Store, cfg.Props.Where("store"), err)
 	}
-	e := &env{cfg: cfg, log: lg, drv: drv}
+	e := &env{cfg: cfg, log: lg, drv: drv, progressEvery: cfg.ProgressFreq}
+	if a.opts.progressEvery < 0 || a.opts.progressEvery > 1e6 {
+		lg.close()
+		return nil, fmt.Errorf("--progress-interval %g: expected seconds between progress lines, e.g. 10", a.opts.progressEvery)
+	}
+	if a.opts.progressEvery > 0 {
+		e.progressEvery = time.Duration(a.opts.progressEvery * float64(time.Second))
+	}
 	if e.data, err = cfg.LoadData(); err != nil {
 		lg.close()
 		return nil, fmt.Errorf("data_file: %w", err)

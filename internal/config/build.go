@@ -178,6 +178,7 @@ func (b *builder) build() {
 	c.RequestRate = b.float("requestrate", 0, 1e9)
 	c.MaxTime = b.seconds("maxtime")
 	c.WarmupTime = b.seconds("warmup_time")
+	c.Loops = b.int("loops", 1)
 	c.RequestRandomSeed = b.seed("request_random_seed")
 	c.MaxFailedRequests = b.int64("max_failed_requests", -1<<62)
 	sum := 0.0

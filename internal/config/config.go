@@ -55,6 +55,9 @@ type Config struct {
 	RequestRate       float64 // ops/s per requester, 0 = unthrottled
 	MaxTime           time.Duration
 	WarmupTime        time.Duration
+	// Loops is the number of consecutive measurement windows of MaxTime
+	// each in one request phase (key loops, at least 1).
+	Loops             int
 	RequestRandomSeed int64
 	// MaxFailedRequests stops a requester after that many failures;
 	// negative = never.

@@ -45,6 +45,12 @@ type Driver struct {
 	Keys []KeyDoc
 	// Open connects to the store.
 	Open func(ctx context.Context, opts Options) (Store, error)
+	// Embedded is set for a store that lives in the driver's process and
+	// keeps its files under the config key data_dir (no server).
+	Embedded bool
+	// PerProcess is set for a store whose data lives only as long as the
+	// process: a graph loaded by another process is never there.
+	PerProcess bool
 }
 
 var (
