@@ -264,6 +264,11 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		lp.OnCollector = func(c *stats.Collector) { a.exp.BeginPhase("load", c, prog.live()) }
 		defer a.exp.EndPhase()
 	}
+	if !workload.UserSet(cfg, "load_time_ms") {
+		// Nodes carry the second they were generated, as the reference's;
+		// a given load_time_ms makes the whole graph reproducible instead.
+		lp.NodeTime = func() int32 { return int32(time.Now().Unix()) }
+	}
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
@@ -305,7 +310,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	a.printResults(e, res.Summary, cfg.Loaders+1, func(sb *strings.Builder) {
 		report.WriteStageTable(sb, res.Stages, res.InsertElapsed.Seconds(), res.FinishElapsed.Seconds())
 		sb.WriteString("\n")
-	}, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Elapsed))
+	}, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Counts, res.Elapsed, cfg.NeverChange))
 	if err := a.writeCSVStats(res.Summary, cfg.Loaders+1); err != nil {
 		return err
 	}
@@ -435,6 +440,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		}
 	}
 	e.log.Infof("request phase: %d requesters, %s, warm-up %s, seed %d", cfg.Requesters, limitText(cfg), cfg.WarmupTime, cfg.RequestRandomSeed)
+	e.log.Infof("workload semantics: %s", semanticsText(cfg))
 	shard, _, err := parseShard(a.opts.shard)
 	if err != nil {
 		return nil, err
@@ -480,13 +486,14 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	}
 	for _, t := range res.Threads {
 		e.log.Infof("ThreadID = %d total requests = %d requests/second = %.0f found = %d not found = %d history queries = %d/%d failed = %d",
-			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.Requests, t.Failed)
+			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.ListRequests, t.Failed)
 	}
 	a.printResults(e, res.Summary, cfg.Requesters, nil, report.RequestLine(res.Requests, res.Elapsed))
 	if err := a.writeCSVStats(res.Summary, cfg.Requesters); err != nil {
 		return nil, err
 	}
 	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed)
+	r.WorkloadSemantics = cfg.WorkloadSemantics
 	r.Interrupted = res.Interrupted
 	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, Reconnects: res.Reconnects, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
@@ -556,6 +563,13 @@ func firstError(res *workload.RequestResult) error {
 		return res.LastError
 	}
 	return errors.New("unknown")
+}
+
+func semanticsText(cfg *config.Config) string {
+	if cfg.Corrected() {
+		return "corrected (the reference's bugs fixed: not comparable with published LinkBench figures; docs/compatibility.md)"
+	}
+	return "reference (the reference's effective behaviour; workload_semantics = corrected fixes its bugs)"
 }
 
 func limitText(cfg *config.Config) string {
