@@ -53,7 +53,7 @@ type Progress struct {
 	// WarmupDone marks the report made when the warm-up ends and the
 	// measurement begins.
 	WarmupDone bool
-	Done    int64 // recorded requests so far
+	Done       int64 // recorded requests so far
 	// Window holds the figures since the previous progress report.
 	Window stats.Window
 	// Requesters is the number of requesters still running.
