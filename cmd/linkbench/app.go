@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +56,14 @@ type app struct {
 	opts           options
 	profile        *os.File
 	lastBundle     string // the directory of the last results bundle written
+	// scrub hides the config's secrets in every output, once the config
+	// is read; plainStdout is stdout without it.
+	scrub       *secret.Scrubber
+	plainStdout io.Writer
 }
+
+// errorText is the one line main prints for err, secrets hidden.
+func (a *app) errorText(err error) string { return "linkbench: " + a.scrub.String(err.Error()) }
 
 func newApp(stdout, stderr io.Writer) *app { return &app{stdout: stdout, stderr: stderr} }
 

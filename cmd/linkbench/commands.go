@@ -13,8 +13,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/linkbench/linkbench/internal/check"
+	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/workload"
 )
@@ -30,9 +32,20 @@ func (a *app) printConfig() error {
 	fmt.Fprintf(tw, "# store resolves to %q\n", e.drv.Name)
 	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
 	for _, en := range e.cfg.Props.Entries() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", en.Key, report.Redact(en.Key, en.Value), en.OriginText())
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", config.Printable(en.Key), shortValue(secret.Redact(en.Key, en.Value)), en.OriginText())
 	}
 	return tw.Flush()
+}
+
+// shortValue is a value as the config listing shows it: escaped when it
+// holds control bytes, and cut when it is long (a 1 MB value would pad
+// every line of the table to its width).
+func shortValue(v string) string {
+	v = config.Printable(v)
+	if len(v) > 200 {
+		return fmt.Sprintf("%s... (%d bytes)", v[:120], len(v))
+	}
+	return v
 }
 
 // initSchema creates (or with --drop recreates) the store's schema.

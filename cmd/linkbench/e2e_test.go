@@ -27,7 +27,8 @@ func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
 	}
 	defer os.Chdir(old)
 	var out, errb bytes.Buffer
-	err := newApp(&out, &errb).execute(context.Background(), args)
+	a := newApp(&out, &errb)
+	err := a.execute(context.Background(), args)
 	code := 0
 	if err != nil {
 		code = 1
@@ -35,7 +36,7 @@ func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
 		if errors.As(err, &ee) {
 			code = ee.code
 		}
-		errb.WriteString("linkbench: " + err.Error() + "\n")
+		errb.WriteString(a.errorText(err) + "\n")
 	}
 	return out.String(), errb.String(), code
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/sysmon"
@@ -610,7 +611,7 @@ func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase str
 		Environment: report.CurrentEnvironment(),
 	}
 	for _, en := range e.cfg.Props.Entries() {
-		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: report.Redact(en.Key, en.Value), Origin: en.OriginText()})
+		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: a.scrub.String(secret.Redact(en.Key, en.Value)), Origin: en.OriginText()})
 	}
 	// After Ctrl-C ctx is cancelled, but the results of what ran still
 	// name the server and its settings: ask with a context of its own.
@@ -618,7 +619,10 @@ func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase str
 	defer cancel()
 	if d, ok := st.(store.Describer); ok {
 		if desc, err := d.Describe(bctx); err == nil {
-			r.StoreVersion, r.StoreSettings = desc.Version, desc.Settings
+			r.StoreVersion, r.StoreSettings = a.scrub.String(desc.Version), map[string]string{}
+			for k, v := range desc.Settings {
+				r.StoreSettings[k] = a.scrub.String(v)
+			}
 		}
 	}
 	if s, ok := st.(store.Sizer); ok {

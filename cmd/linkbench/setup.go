@@ -12,6 +12,7 @@ import (
 	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/dist"
 	"github.com/linkbench/linkbench/internal/gen"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/shard"
 )
@@ -42,15 +43,18 @@ func toolVersion() string {
 	return version
 }
 
-// logger writes "LEVEL time msg" lines to stderr and, with -L, to a file.
+// logger writes "LEVEL time msg" lines to stderr and, with -L, to a file,
+// with every secret of the config hidden.
 type logger struct {
-	mu  sync.Mutex
-	out io.Writer
-	f   *os.File
+	mu    sync.Mutex
+	out   io.Writer
+	f     *os.File
+	scrub *secret.Scrubber
 }
 
 func (l *logger) logf(level, format string, args ...any) {
 	line := fmt.Sprintf("%s %s: %s\n", level, time.Now().Format("2006-01-02 15:04:05.000"), fmt.Sprintf(format, args...))
+	line = l.scrub.String(line)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	io.WriteString(l.out, line)
@@ -69,7 +73,7 @@ func (l *logger) toFile(s string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	io.WriteString(l.f, s)
+	io.WriteString(l.f, l.scrub.String(s))
 }
 
 func (l *logger) close() {
@@ -116,6 +120,7 @@ func (a *app) setup() (*env, error) {
 		lg.close()
 		return nil, err
 	}
+	a.hideSecrets(cfg, lg)
 	for _, w := range warnings {
 		lg.Warnf("%s", w)
 	}
@@ -130,6 +135,25 @@ func (a *app) setup() (*env, error) {
 		return nil, fmt.Errorf("data_file: %w", err)
 	}
 	return e, nil
+}
+
+// hideSecrets makes every later output of this command (stdout, log
+// lines, the -L file, error messages) hide the passwords of cfg.
+func (a *app) hideSecrets(cfg *config.Config, lg *logger) {
+	var secrets, public []string
+	for _, en := range cfg.Props.Entries() {
+		if v := secret.Values(en.Key, en.Value); len(v) > 0 {
+			secrets = append(secrets, v...)
+		} else {
+			public = append(public, en.Value)
+		}
+	}
+	a.scrub = secret.NewScrubber(secrets, public)
+	lg.scrub = a.scrub
+	if a.plainStdout == nil {
+		a.plainStdout = a.stdout
+	}
+	a.stdout = a.scrub.Writer(a.plainStdout)
 }
 
 // open connects to the store, sized for concurrency goroutines.

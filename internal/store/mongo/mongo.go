@@ -19,6 +19,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 )
 
@@ -85,7 +86,7 @@ func readSettings(p store.Props) (settings, error) {
 		}
 		pu, err := url.Parse(u)
 		if err != nil {
-			return st, fmt.Errorf("url (%s): %v", p.Where("url"), redact(err.Error()))
+			return st, fmt.Errorf("url (%s): not a valid mongodb:// URL; %s", p.Where("url"), store.URLHint)
 		}
 		st.uri, st.addr = u, pu.Host
 		if pu.User != nil {
@@ -320,24 +321,8 @@ func (st *stripes) lock(id1, lt int64) *sync.Mutex {
 	return m
 }
 
-// redact hides the password of a mongodb:// url inside a message.
-func redact(msg string) string {
-	for _, scheme := range []string{"mongodb://", "mongodb+srv://"} {
-		i := strings.Index(msg, scheme)
-		if i < 0 {
-			continue
-		}
-		rest := msg[i+len(scheme):]
-		at := strings.Index(rest, "@")
-		if at < 0 {
-			continue
-		}
-		if c := strings.Index(rest[:at], ":"); c >= 0 {
-			msg = msg[:i+len(scheme)+c+1] + "******" + rest[at:]
-		}
-	}
-	return msg
-}
+// redact hides the passwords of a message.
+func redact(msg string) string { return secret.Text(msg) }
 
 // connectError turns a failed first contact into one line naming the
 // server and the fix.

@@ -67,7 +67,7 @@ func dsnConfig(p store.Props) (*gomysql.Config, error) {
 		if strings.HasPrefix(u, "mysql://") {
 			pu, err := url.Parse(u)
 			if err != nil {
-				return nil, fmt.Errorf("url (%s): expected mysql://user:password@host:port/database", p.Where("url"))
+				return nil, fmt.Errorf("url (%s): expected mysql://user:password@host:port/database; %s", p.Where("url"), store.URLHint)
 			}
 			cfg = gomysql.NewConfig()
 			cfg.Net, cfg.Addr = "tcp", pu.Host

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 )
 
@@ -86,6 +87,11 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(cs)
 	if err != nil {
+		// pgx's message may quote a piece of a password that has an
+		// unescaped '@' or '/' in it: say what to do instead.
+		if store.String(p, "url", "") != "" {
+			return nil, fmt.Errorf("url (%s): not a valid postgres:// URL; %s", p.Where("url"), store.URLHint)
+		}
 		return nil, fmt.Errorf("PostgreSQL connection settings: %v", redactErr(err))
 	}
 	// One target of a sharded store (package shard): its host and database
@@ -139,17 +145,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 }
 
 // redactErr hides a password that a parse error might echo.
-func redactErr(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, "://"); i >= 0 {
-		if j := strings.Index(msg[i:], "@"); j >= 0 {
-			if k := strings.Index(msg[i+3:i+j], ":"); k >= 0 {
-				msg = msg[:i+3+k+1] + "******" + msg[i+j:]
-			}
-		}
-	}
-	return msg
-}
+func redactErr(err error) string { return secret.Text(err.Error()) }
 
 // connectError turns a failed connection into one line naming the
 // server and the fix.
