@@ -32,8 +32,12 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 	}
 	cfg := e.cfg
 	conc := cfg.Loaders + 1
-	if doRequest {
-		conc = max(conc, cfg.Requesters)
+	noun, value := "loaders", cfg.Loaders
+	if doRequest && cfg.Requesters > conc {
+		conc, noun, value = cfg.Requesters, "requesters", cfg.Requesters
+	}
+	if err := e.checkFiles(conc, noun, value); err != nil {
+		return err
 	}
 	st, err := e.open(ctx, conc)
 	if err != nil {
@@ -254,6 +258,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
+	lp.OnPrepare = prepareProgress(e)
 	sizeBefore := sizeOf(ctx, st)
 	mon := e.monitor(ctx, 0)
 	started := time.Now()
@@ -298,6 +303,19 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	a.addUsage(e, r, usage, samples, res.Links, "link", sizeBefore)
 	r.Intervals = res.Collector.Series()
 	return a.writeBundle(e, r, res.Collector)
+}
+
+// prepareProgress logs the load's count of the links to write (a pass
+// over every id, minutes for the largest graphs) every progressfreq.
+func prepareProgress(e *env) func(done, total int64) {
+	var last time.Time
+	return func(done, total int64) {
+		if time.Since(last) < max(e.cfg.ProgressFreq, time.Second) {
+			return
+		}
+		last = time.Now()
+		e.log.Infof("counting the links to load: %d of %d ids (%.1f%%); Ctrl-C stops", done, total, 100*float64(done)/float64(max(total, 1)))
+	}
 }
 
 // monitor samples resource use; the database's local directory and server

@@ -42,6 +42,9 @@ func (a *app) sweep(ctx context.Context) error {
 	if a.opts.pointTime <= 0 || a.opts.points < 1 {
 		return errors.New("--point-time and --points must be positive")
 	}
+	if err := e.checkFiles(cfg.Requesters, "requesters", cfg.Requesters); err != nil {
+		return err
+	}
 	st, err := e.open(ctx, max(cfg.Requesters, 1))
 	if err != nil {
 		return err

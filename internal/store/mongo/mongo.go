@@ -41,6 +41,8 @@ func init() {
 			{Name: "tls_ca_file", Doc: "CA certificate file (PEM) to verify the server with; implies tls"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		// One connection per worker.
+		FilesPerWorker: 1,
 	})
 }
 

@@ -33,6 +33,8 @@ func init() {
 			{Name: "mysql_write_procedure", Default: "true", Doc: "link writes in one CALL of the stored procedure linkbench_write_<linktable> (made by init); false: six statements from the client, as the reference"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		// Three pools (reads, writes, loads) of one connection per worker.
+		FilesPerWorker: 3,
 	})
 }
 

@@ -35,6 +35,8 @@ func init() {
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		// One connection per worker.
+		FilesPerWorker: 1,
 	})
 }
 

@@ -30,6 +30,8 @@ func init() {
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		// The database file, its WAL and shared-memory file per connection.
+		FilesPerWorker: 3,
 	})
 }
 

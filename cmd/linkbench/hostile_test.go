@@ -1,0 +1,102 @@
+package main
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHostileInputsRefusedAtOnce: files that never end or are far too
+// large, binary files, sizes that would spin for hours or exhaust memory,
+// and SQL in a table name are each refused within seconds with one line
+// naming the problem, before anything is written.
+func TestHostileInputsRefusedAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.properties")
+	f, _ := os.Create(huge)
+	f.WriteString("maxid1 = 1000\nnote = ")
+	f.Write([]byte(strings.Repeat("x", 50<<20)))
+	f.Close()
+	binary := filepath.Join(dir, "random.bin")
+	b := make([]byte, 4096)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	os.WriteFile(binary, b, 0o644)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"-c /dev/zero", []string{"load", "-c", "/dev/zero"}, "/dev/zero is larger than 1 MiB"},
+		{"config -c with a 50 MB line", []string{"config", "-c", huge}, "huge.properties is larger than 1 MiB"},
+		{"random binary file as -c", []string{"load", "-c", binary}, "binary data, not a .properties text file"},
+		{"data_file=/dev/zero", []string{"load", "-D", "data_file=/dev/zero"}, "larger than 64 MiB"},
+		{"data_file=/dev/urandom", []string{"load", "-D", "data_file=/dev/urandom"}, "larger than 64 MiB"},
+		{"workload_file=/dev/zero", []string{"load", "-D", "workload_file=/dev/zero"}, "larger than 1 MiB"},
+		{"password_file=/dev/zero", []string{"load", "-D", "password_file=/dev/zero"}, "larger than 64 KiB"},
+		{"maxid1=1e18", []string{"load", "-D", "maxid1=1e18"}, "at most 1,000,000,000,000"},
+		{"maxid1=2^63-1", []string{"run", "-D", "maxid1=9223372036854775807"}, "at most 1,000,000,000,000"},
+		{"nlinks_default=1e15", []string{"load", "-D", "nlinks_func=const", "-D", "nlinks_default=1e15"}, "nlinks_default"},
+		{"requesters=100000", []string{"run", "-D", "requesters=100000"}, "at most 10,000"},
+		{"SQL in a table name", []string{"load", "-D", "linktable=x; DROP TABLE nodetable; --"}, "letters, digits"},
+		// Without -c the zero-config preset says sqlite; linkstore wins.
+		{"-D linkstore=...Mysql without -c", []string{"load", "-D", "linkstore=com.facebook.LinkBench.LinkStoreMysql", "-D", "port=1"}, "cannot connect to MySQL at 127.0.0.1:1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			work := t.TempDir()
+			start := time.Now()
+			_, errOut, code := runCLI(t, work, c.args...)
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("took %v", d)
+			}
+			if code != 1 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "goroutine ") {
+				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, excerpt(errOut, ""), c.want)
+			}
+			if strings.ContainsRune(errOut, 0x1b) {
+				t.Error("stderr echoes an escape byte")
+			}
+			if _, err := os.Stat(filepath.Join(work, "linkbench-data")); err == nil {
+				t.Error("a SQLite store was created")
+			}
+		})
+	}
+	// A long value under the file limit is listed cut, not padded into
+	// every line of the table.
+	long := filepath.Join(dir, "long.properties")
+	os.WriteFile(long, []byte("store = memory\nnote = "+strings.Repeat("y", 900<<10)+"\n"), 0o644)
+	start := time.Now()
+	out, errOut, code := runCLI(t, dir, "config", "-c", long)
+	if code != 0 || time.Since(start) > 5*time.Second || len(out) > 200<<10 || !strings.Contains(out, "(921600 bytes)") {
+		t.Fatalf("config with a 900 KB value: exit %d in %v, %d bytes out\n%s", code, time.Since(start), len(out), errOut)
+	}
+}
+
+// TestFileDescriptorBudget: more requesters than the process may open
+// files for is refused before the store is opened, with the fix, instead
+// of "too many open files" in the middle of the run and a lost bundle.
+func TestFileDescriptorBudget(t *testing.T) {
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Skip(err)
+	}
+	low := old
+	low.Cur = min(old.Cur, 2000)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip(err)
+	}
+	defer syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)
+	dir := t.TempDir()
+	_, errOut, code := runCLI(t, dir, "run", "-D", "requesters=3000")
+	if code != 1 || !strings.Contains(errOut, "requesters = 3000 with the sqlite store needs about 9070 open files") || !strings.Contains(errOut, "ulimit -n") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "linkbench-data")); err == nil {
+		t.Fatal("the store was opened")
+	}
+}
