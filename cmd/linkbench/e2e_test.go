@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,24 +19,7 @@ import (
 // exit code main would use.
 func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	old, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(old)
-	var out, errb bytes.Buffer
-	a := newApp(&out, &errb)
-	err := a.execute(context.Background(), args)
-	code := 0
-	if err != nil {
-		code = 1
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
-		errb.WriteString(a.errorText(err) + "\n")
-	}
-	return out.String(), errb.String(), code
+	return runCLIContext(t, context.Background(), dir, args...)
 }
 
 func repoConfig(t *testing.T, name string) string {

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -98,5 +102,115 @@ func TestFileDescriptorBudget(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "linkbench-data")); err == nil {
 		t.Fatal("the store was opened")
+	}
+}
+
+// runCLIContext is runCLI with a context the test can cancel, as SIGINT
+// cancels main's.
+func runCLIContext(t *testing.T, ctx context.Context, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	old, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(old)
+	var out, errb bytes.Buffer
+	a := newApp(&out, &errb)
+	err := a.execute(ctx, args)
+	code := 0
+	if err != nil {
+		code = 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		errb.WriteString(a.errorText(err) + "\n")
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestOutputsCheckedBeforeWork: an output that cannot be written is
+// refused before the store is touched, instead of after the whole run
+// (which then exited 1 without its bundle).
+func TestOutputsCheckedBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	missing := filepath.Join(dir, "no", "such")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--csvstats", filepath.Join(missing, "s.csv")}, "--csvstats " + filepath.Join(missing, "s.csv") + ": the directory " + missing + " does not exist"},
+		{[]string{"--csvstream", filepath.Join(missing, "i.csv")}, "--csvstream"},
+		{[]string{"-L", filepath.Join(missing, "log")}, "-L " + filepath.Join(missing, "log")},
+		{[]string{"--cpuprofile", filepath.Join(missing, "cpu")}, "--cpuprofile"},
+		{[]string{"--results-dir", filepath.Join(file, "sub")}, "results_dir"},
+	} {
+		work := t.TempDir()
+		start := time.Now()
+		_, errOut, code := runCLI(t, work, append([]string{"run", "-D", "maxtime=30"}, c.args...)...)
+		if code != 1 || !strings.Contains(errOut, c.want) || time.Since(start) > 10*time.Second {
+			t.Errorf("%v: exit %d after %v: %s", c.args, code, time.Since(start), errOut)
+		}
+		if _, err := os.Stat(filepath.Join(work, "linkbench-data")); err == nil {
+			t.Errorf("%v: the store was opened", c.args)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); err == nil {
+		t.Error("a checked path was left behind")
+	}
+}
+
+// TestOneFailedOutputKeepsTheOthers: when --csvstats cannot be written at
+// the end of a run, the results bundle is written all the same and the
+// exit code says what failed.
+func TestOneFailedOutputKeepsTheOthers(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	done := make(chan [3]string, 1)
+	go func() {
+		o, e, code := runCLI(t, dir, "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001", "-D", "nlinks_func=const",
+			"-D", "nlinks_default=3", "-D", "maxtime=2", "-D", "requesters=1", "--csvstats", filepath.Join(out, "s.csv"), "-l", "-r")
+		done <- [3]string{o, e, fmt.Sprint(code)}
+	}()
+	time.Sleep(500 * time.Millisecond) // after the check, before the end
+	os.RemoveAll(out)
+	r := <-done
+	if r[2] != "1" || !strings.Contains(r[1], "-csvstats") || !strings.Contains(r[0], "REQUEST PHASE COMPLETED") {
+		t.Fatalf("exit %s\n%s\n%s", r[2], r[0], r[1])
+	}
+	if _, err := os.Stat(latestBundle(t, dir, "request")); err != nil {
+		t.Fatal("no bundle after the csvstats failure")
+	}
+}
+
+// TestInterruptedLoadWritesResults: Ctrl-C during a load prints what was
+// loaded and writes --csvstats and a bundle marked interrupted, as the
+// README promises (before, nothing was written).
+func TestInterruptedLoadWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Interrupt once the load has written its first rows.
+		for range 200 {
+			if fi, err := os.Stat(filepath.Join(dir, "linkbench-data", "linkbench.db-wal")); err == nil && fi.Size() > 1<<20 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		cancel()
+	}()
+	out, errOut, code := runCLIContext(t, ctx, dir, "load", "-D", "maxid1=300001", "--csvstats", filepath.Join(dir, "s.csv"))
+	if code != 130 || !strings.Contains(errOut, "load --resume") || !strings.Contains(out, "LOAD PHASE INTERRUPTED") || !strings.Contains(out, "LOAD_LINKS_BULK count = ") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(latestBundle(t, dir, "load"))
+	if err != nil || !strings.Contains(string(b), `"interrupted": true`) {
+		t.Fatalf("load bundle: %v\n%.300s", err, b)
+	}
+	if csv, err := os.ReadFile(filepath.Join(dir, "s.csv")); err != nil || !strings.Contains(string(csv), "LOAD_LINKS_BULK") {
+		t.Fatalf("csvstats: %v %q", err, csv)
 	}
 }

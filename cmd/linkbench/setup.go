@@ -88,6 +88,27 @@ type env struct {
 	log  *logger
 	data *dist.DataFile
 	drv  *store.Driver
+	// desc is what the store said about itself before the phase, for
+	// results written when it no longer answers; hung is set when the
+	// store stopped answering.
+	desc *store.Description
+	hung bool
+}
+
+// closeStore closes st; when the store hung it waits at most a second, as
+// a driver's goodbye to a stopped server (PostgreSQL's cancel request)
+// can block for its own 15 s timeout and the results are already out.
+func (e *env) closeStore(st store.Store) {
+	if !e.hung {
+		st.Close()
+		return
+	}
+	done := make(chan struct{})
+	go func() { st.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
 }
 
 // setup parses the config and opens the log file.

@@ -49,7 +49,7 @@ func (a *app) sweep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer e.closeStore(st)
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
 	sw := &report.Sweep{SchemaVersion: report.SchemaVersion, Store: e.drv.Name, PointSec: a.opts.pointTime}
 	cfg.Requests, cfg.Stages, cfg.MaxTime = 0, "", pointTime

@@ -211,6 +211,8 @@ func (b *builder) build() {
 	}
 	c.RequestRate = b.float("requestrate", 0, 1e9)
 	c.MaxTime = b.seconds("maxtime")
+	c.MaxTimeGrace = b.seconds("maxtime_grace")
+	c.OpTimeout = b.seconds("op_timeout")
 	c.WarmupTime = b.seconds("warmup_time")
 	c.RequestRandomSeed = b.seed("request_random_seed")
 	c.MaxFailedRequests = b.int64("max_failed_requests", -1<<62)

@@ -86,6 +86,8 @@ var coreKeys = []Key{
 	{"warmup_time", "0", "seconds of unmeasured requests before maxtime starts", "request"},
 	{"request_random_seed", "", "seed of the request streams (default: time-based, recorded)", "request"},
 	{"max_failed_requests", "100", "a requester stops after more failures than this (negative = never)", "request"},
+	{"op_timeout", "60", "seconds one operation (request, or bulk call of a load) may take, retries included, before it is abandoned and counted as failed: the deadline that ends the wait on a hung or unreachable server (0 = none)", "driver"},
+	{"maxtime_grace", "10", "seconds after maxtime that the request phase waits for operations in flight; then it abandons them as timed out, writes the results and exits 1 naming the server", "request"},
 	{"getlinklist_history", "0", "percent of getlinklist requests that page through an earlier long list", "request"},
 	{"read_uncorr_blend", "0", "percent of link reads that use the read_uncorr_ distribution", "request"},
 	{"write_uncorr_blend", "0", "percent of link writes that use the write_uncorr_ distribution", "request"},

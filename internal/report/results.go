@@ -44,6 +44,9 @@ type Totals struct {
 	Links       int64   `json:"links,omitempty"`
 	Counts      int64   `json:"counts,omitempty"`
 	LinksPerSec float64 `json:"links_per_sec,omitempty"`
+	// TimedOut counts the requests abandoned because the store did not
+	// answer (op_timeout, or the phase's end): they are errors too.
+	TimedOut int64 `json:"timed_out,omitempty"`
 }
 
 // Results is the machine-readable record of one phase.

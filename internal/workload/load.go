@@ -110,16 +110,24 @@ func (p *LoadPhase) mark(ctx context.Context, unit, state string) error {
 	if p.Journal == nil || (state == JournalStarted && p.Resume[unit] == JournalStarted) {
 		return nil
 	}
-	_, err := p.Retry.Do(ctx, func() error {
-		return p.Journal.UpdateMeta(ctx, map[string]string{p.JournalPrefix + unit: state}, "")
-	})
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return context.Cause(ctx)
-		}
-		return fmt.Errorf("record load progress: %w", err)
+	octx := ctx
+	if t := p.Config.OpTimeout; t > 0 {
+		var cancel context.CancelFunc
+		octx, cancel = context.WithTimeoutCause(ctx, t, ErrOpTimeout)
+		defer cancel()
 	}
-	return nil
+	_, err := p.Retry.Do(octx, func() error {
+		return p.Journal.UpdateMeta(octx, map[string]string{p.JournalPrefix + unit: state}, "")
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.Is(context.Cause(octx), ErrOpTimeout):
+		err = fmt.Errorf("no answer from the store within op_timeout = %s", p.Config.OpTimeout)
+	}
+	return fmt.Errorf("record load progress: %w", err)
 }
 
 // task is one unit of loader work: a chunk of id1s (all their counts and
@@ -138,7 +146,8 @@ type loadCounters struct {
 }
 
 // Run loads the graph. On error or cancellation it stops all loaders and
-// returns the first error.
+// returns the first error, with the result of what was written when any
+// loader had started.
 func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 	cfg := p.Config
 	shards := max(p.Shards, 1)
@@ -206,11 +215,17 @@ loop:
 			}
 		}
 	}
+	// A load that stops early still reports what it wrote.
+	partial := func() *LoadResult {
+		c.Tick(time.Now())
+		return &LoadResult{Nodes: cnt.nodes.Load(), ExpectedNodes: nodesTotal, Links: cnt.links.Load(), Counts: cnt.counts.Load(),
+			Elapsed: time.Since(start), Summary: c.Summary(), Collector: c}
+	}
 	if err := context.Cause(ctx); err != nil {
-		return nil, err
+		return partial(), err
 	}
 	if err := p.Store.EndLoad(ctx, info); err != nil {
-		return nil, fmt.Errorf("end load: %w", err)
+		return partial(), fmt.Errorf("end load: %w", err)
 	}
 	c.Tick(time.Now())
 	res := &LoadResult{
@@ -403,7 +418,7 @@ func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-cha
 		}
 		n := int64(len(batch.links))
 		ctx := wctx
-		if err := p.timed(ctx, h, graph.LoadLinksBulk, func() error { return p.Store.LoadLinks(ctx, batch.links) }); err != nil {
+		if err := p.timed(ctx, h, graph.LoadLinksBulk, func(ctx context.Context) error { return p.Store.LoadLinks(ctx, batch.links) }); err != nil {
 			return fmt.Errorf("load links of id1 %d..%d: %w", batch.links[0].ID1, batch.links[n-1].ID1, err)
 		}
 		cnt.links.Add(n)
@@ -415,7 +430,7 @@ func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-cha
 			return nil
 		}
 		ctx := wctx
-		if err := p.timed(ctx, h, graph.LoadCountsBulk, func() error { return p.Store.LoadCounts(ctx, counts) }); err != nil {
+		if err := p.timed(ctx, h, graph.LoadCountsBulk, func(ctx context.Context) error { return p.Store.LoadCounts(ctx, counts) }); err != nil {
 			return fmt.Errorf("load counts of id1 %d..%d: %w", counts[0].ID1, counts[len(counts)-1].ID1, err)
 		}
 		cnt.counts.Add(int64(len(counts)))
@@ -527,7 +542,7 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 			return nil
 		}
 		ctx := wctx
-		if err := p.timed(ctx, h, graph.LoadNodesBulk, func() error { return p.Store.LoadNodes(ctx, nodes) }); err != nil {
+		if err := p.timed(ctx, h, graph.LoadNodesBulk, func(ctx context.Context) error { return p.Store.LoadNodes(ctx, nodes) }); err != nil {
 			return fmt.Errorf("load nodes %d..%d: %w", nodes[0].ID, nodes[len(nodes)-1].ID, err)
 		}
 		cnt.nodes.Add(int64(len(nodes)))
@@ -585,14 +600,29 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 	return flush()
 }
 
-// timed runs one bulk call with retries and records its latency.
-func (p *LoadPhase) timed(ctx context.Context, h *stats.Handle, op graph.Op, fn func() error) error {
+// timed runs one bulk call with retries and records its latency. The
+// call gets op_timeout, retries included: a bulk call takes milliseconds,
+// so a timer per call costs nothing, and a server that stops answering
+// fails the load (to be resumed) instead of hanging it.
+func (p *LoadPhase) timed(ctx context.Context, h *stats.Handle, op graph.Op, fn func(ctx context.Context) error) error {
 	start := time.Now()
-	retries, err := p.Retry.Do(ctx, fn)
-	d := int64(time.Since(start))
-	h.Record(op, d, d, err != nil, retries)
-	if err != nil && errors.Is(err, context.Canceled) {
+	octx := ctx
+	if t := p.Config.OpTimeout; t > 0 {
+		var cancel context.CancelFunc
+		octx, cancel = context.WithTimeoutCause(ctx, t, ErrOpTimeout)
+		defer cancel()
+	}
+	retries, err := p.Retry.Do(octx, func() error { return fn(octx) })
+	d := time.Since(start)
+	if err == nil || ctx.Err() == nil { // a call stopped by the end of the load is not the store's failure
+		h.Record(op, int64(d), int64(d), err != nil, retries)
+	}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
 		return context.Cause(ctx)
+	case errors.Is(context.Cause(octx), ErrOpTimeout):
+		return &TimeoutError{Op: op, After: d, Cause: ErrOpTimeout}
 	}
 	return err
 }

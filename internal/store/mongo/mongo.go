@@ -372,6 +372,12 @@ func classify(err error) error {
 	return err
 }
 
+// Ping implements store.Pinger.
+func (s *Store) Ping(ctx context.Context) error { return classify(s.client.Ping(ctx, nil)) }
+
+// Addr implements store.Addresser.
+func (s *Store) Addr() string { return s.addr }
+
 // Close implements store.Store.
 func (s *Store) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

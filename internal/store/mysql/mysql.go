@@ -274,6 +274,12 @@ func classify(err error) error {
 	return err
 }
 
+// Ping implements store.Pinger.
+func (s *Store) Ping(ctx context.Context) error { return classify(s.r.PingContext(ctx)) }
+
+// Addr implements store.Addresser.
+func (s *Store) Addr() string { return s.addr }
+
 // Close implements store.Store.
 func (s *Store) Close() error {
 	s.st.close()

@@ -208,6 +208,25 @@ type Store struct {
 	stores  []store.Store
 }
 
+// Ping implements store.Pinger: every target must answer.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.each(func(_ int, st store.Store) error {
+		if p, ok := st.(store.Pinger); ok {
+			return p.Ping(ctx)
+		}
+		return nil
+	})
+}
+
+// Addr implements store.Addresser: every target's address.
+func (s *Store) Addr() string {
+	var out []string
+	for _, st := range s.stores {
+		out = append(out, store.AddrOf(st))
+	}
+	return strings.Join(out, ", ")
+}
+
 // Route returns the index of the target that owns id.
 func (s *Store) Route(id int64) int {
 	m := int64(len(s.table))

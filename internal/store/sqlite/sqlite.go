@@ -152,6 +152,9 @@ func classify(err error) error {
 	return err
 }
 
+// Addr implements store.Addresser.
+func (s *Store) Addr() string { return s.path }
+
 // Close implements store.Store.
 func (s *Store) Close() error {
 	s.stmts.close()
