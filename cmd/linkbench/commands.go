@@ -60,6 +60,13 @@ func (a *app) initSchema(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	if a.opts.drop {
+		unlock, err := e.lock(ctx, st, store.LockLoad, "init --drop")
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	in, ok := st.(store.Initializer)
 	if !ok {
 		fmt.Fprintf(a.stdout, "store %s needs no schema\n", e.drv.Name)
@@ -84,6 +91,11 @@ func (a *app) check(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	unlock, err := e.lock(ctx, st, store.LockRun, "check")
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := checkSchema(ctx, st); err != nil {
 		return err
 	}

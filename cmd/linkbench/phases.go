@@ -46,6 +46,18 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 		return err
 	}
 	defer e.closeStore(st)
+	mode, command := store.LockRun, "run"
+	if doLoad {
+		mode, command = store.LockLoad, "load"
+		if _, n, _ := parseShard(a.opts.shard); n > 1 {
+			mode, command = store.LockShardLoad, "load --shard "+a.opts.shard
+		}
+	}
+	unlock, err := e.lock(ctx, st, mode, command)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	e.log.Infof("store %s, graph ids [%d, %d), %d link types", e.drv.Name, cfg.StartID1, cfg.MaxID1, cfg.LinkTypeCount)
 	logStoreSettings(ctx, e, st)
 	if doLoad {

@@ -204,6 +204,26 @@ func (e *env) retry() store.RetryPolicy {
 	return p
 }
 
+// lock takes the store's one-writer lock for command in mode (a load
+// needs the store alone, runs share it): another process holding a lock
+// that conflicts makes the command fail at once, naming it. The lock is
+// not released on a store that hung (the session's end frees it).
+func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, command string) (func(), error) {
+	l, ok := st.(store.Locker)
+	if !ok {
+		return func() {}, nil
+	}
+	release, err := l.Lock(ctx, mode, store.Holder(command))
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		if !e.hung {
+			release()
+		}
+	}, nil
+}
+
 // checkSchema reports missing or wrong tables before any work starts.
 func checkSchema(ctx context.Context, st store.Store) error {
 	if sc, ok := st.(interface{ CheckSchema(context.Context) error }); ok {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/store"
 )
 
 // parseRates reads --rates "100,200,...".
@@ -50,6 +51,11 @@ func (a *app) sweep(ctx context.Context) error {
 		return err
 	}
 	defer e.closeStore(st)
+	unlock, err := e.lock(ctx, st, store.LockRun, "sweep")
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
 	sw := &report.Sweep{SchemaVersion: report.SchemaVersion, Store: e.drv.Name, PointSec: a.opts.pointTime}
 	cfg.Requests, cfg.Stages, cfg.MaxTime = 0, "", pointTime

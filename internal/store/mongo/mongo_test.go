@@ -168,3 +168,17 @@ func TestCountDocumentsMayDipBelowZero(t *testing.T) {
 		t.Fatalf("count document %v", d)
 	}
 }
+
+// TestLockRules: lock documents keep a load from running beside a run on
+// one database, and name the holder.
+func TestLockRules(t *testing.T) {
+	db := fresh(t, nil).dbName
+	storetest.LockRules(t, func(t *testing.T) store.Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "dbid": db}, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

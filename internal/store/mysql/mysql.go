@@ -53,6 +53,8 @@ type Store struct {
 	droppedIdx bool
 	st         stmts
 	noInfile   atomic.Bool // the server refused LOAD DATA LOCAL INFILE
+	cfg        *gomysql.Config
+	logf       func(string, ...any)
 }
 
 // isInfileRefused reports the errors of a server that does not allow
@@ -154,7 +156,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc}
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, cfg: cfg, logf: o.Logf}
+	if s.logf == nil {
+		s.logf = func(string, ...any) {}
+	}
 	n := max(o.Concurrency, 1) + 2
 	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()

@@ -467,3 +467,10 @@ func TestCancelAbortsStatementInFlight(t *testing.T) {
 		t.Fatalf("count = %d, %v; want 2", n, err)
 	}
 }
+
+// TestLockRules: named locks (GET_LOCK slots) keep a load from running
+// beside a run on one database, and name the holder.
+func TestLockRules(t *testing.T) {
+	db := fresh(t, "innodb").db
+	storetest.LockRules(t, func(t *testing.T) store.Store { return openAs(t, db, nil) })
+}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -50,6 +51,7 @@ type Store struct {
 	q          queries      // request-phase statements
 	deferIndex bool
 	droppedIdx bool
+	lockConn   atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks
 }
 
 // connString builds the connection string from url or the separate keys.
@@ -205,6 +207,11 @@ func (s *Store) Addr() string { return s.addr }
 
 // Close implements store.Store.
 func (s *Store) Close() error {
+	if c := s.lockConn.Swap(nil); c != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c.Close(cctx)
+		cancel()
+	}
 	s.pool.Close()
 	return nil
 }

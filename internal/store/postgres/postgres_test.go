@@ -285,3 +285,17 @@ func TestReferenceLayoutDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestLockRules: advisory locks keep a load from running beside a run on
+// one schema, and name the holder (its application_name).
+func TestLockRules(t *testing.T) {
+	schema := fmt.Sprintf("lblock_%d", os.Getpid())
+	storetest.LockRules(t, func(t *testing.T) store.Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

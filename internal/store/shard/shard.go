@@ -208,6 +208,29 @@ type Store struct {
 	stores  []store.Store
 }
 
+// Lock implements store.Locker: every target's lock, in target order.
+func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (func(), error) {
+	var releases []func()
+	release := func() {
+		for i := len(releases) - 1; i >= 0; i-- {
+			releases[i]()
+		}
+	}
+	for i, st := range s.stores {
+		l, ok := st.(store.Locker)
+		if !ok {
+			continue
+		}
+		r, err := l.Lock(ctx, mode, holder)
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("target %s: %w", s.targets[i], err)
+		}
+		releases = append(releases, r)
+	}
+	return release, nil
+}
+
 // Ping implements store.Pinger: every target must answer.
 func (s *Store) Ping(ctx context.Context) error {
 	return s.each(func(_ int, st store.Store) error {

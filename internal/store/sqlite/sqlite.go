@@ -152,6 +152,11 @@ func classify(err error) error {
 	return err
 }
 
+// Lock implements store.Locker with lock files beside the database.
+func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (func(), error) {
+	return store.FileLock{Path: s.path}.Lock(ctx, mode, holder)
+}
+
 // Addr implements store.Addresser.
 func (s *Store) Addr() string { return s.path }
 

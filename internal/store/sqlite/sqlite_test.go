@@ -70,3 +70,17 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("missing tables: %v", err)
 	}
 }
+
+// TestLockRules: load, truncate and runs on one database file follow the
+// one-writer rule (lock files beside it, flock), naming the holder.
+func TestLockRules(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lb.db")
+	storetest.LockRules(t, func(t *testing.T) store.Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"sqlite_path": path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
