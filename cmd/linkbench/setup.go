@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/dist"
 	"github.com/linkbench/linkbench/internal/gen"
+	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/shard"
@@ -214,6 +216,10 @@ func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, com
 		return func() {}, nil
 	}
 	release, err := l.Lock(ctx, mode, store.Holder(command))
+	var le *store.LockedError
+	if err != nil && !errors.As(err, &le) {
+		return nil, fmt.Errorf("take the store's one-writer lock: %w", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +233,11 @@ func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, com
 // checkSchema reports missing or wrong tables before any work starts.
 func checkSchema(ctx context.Context, st store.Store) error {
 	if sc, ok := st.(interface{ CheckSchema(context.Context) error }); ok {
-		return sc.CheckSchema(ctx)
+		if err := sc.CheckSchema(ctx); err != nil && !errors.Is(err, graph.ErrSchema) {
+			return fmt.Errorf("check the tables: %w", err)
+		} else if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -476,6 +476,9 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 			q.lastOK, q.failStreak = end, 0
 		}
 		if err != nil {
+			if _, named := err.(*TimeoutError); !named {
+				err = &OpError{Op: op, Err: err}
+			}
 			q.failed++
 			counts.failed.Add(1)
 			q.lastFail, q.lastFailErr = end, err

@@ -38,6 +38,16 @@ func (e *TimeoutError) Error() string {
 // (back off, then try again).
 func (e *TimeoutError) Unwrap() []error { return []error{graph.ErrConnection, e.Cause} }
 
+// OpError names the operation of a failed request, whatever the store
+// says (a server's statement timeout message names no operation).
+type OpError struct {
+	Op  graph.Op
+	Err error
+}
+
+func (e *OpError) Error() string { return e.Op.String() + ": " + e.Err.Error() }
+func (e *OpError) Unwrap() error { return e.Err }
+
 // watch is one worker's view for the watchdog: the start of its current
 // operation (0 when idle) and the context its operations run under. The
 // worker pays two atomic stores per operation; no timer or goroutine.

@@ -269,6 +269,8 @@ func classify(err error) error {
 			return graph.Schema(fmt.Errorf("%s; run `linkbench init` to create the schema", me.Message))
 		case 2006, 2013, 1927, 1053:
 			return graph.Connection(err)
+		case 1969, 3024:
+			return fmt.Errorf("%w (the server's max_statement_time / max_execution_time cancelled it)", err)
 		}
 		return err
 	}

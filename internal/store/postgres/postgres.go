@@ -185,6 +185,10 @@ func classify(err error) error {
 			return graph.Transient(err)
 		case "42P01", "42703", "42883":
 			return graph.Schema(fmt.Errorf("%s; run `linkbench init` to create the schema", pe.Message))
+		case "57014":
+			if strings.Contains(pe.Message, "statement timeout") {
+				return fmt.Errorf("%w (the server's statement_timeout, set for this user or database or in the url's options, cancelled it)", err)
+			}
 		}
 		if strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" {
 			return graph.Connection(err)

@@ -299,3 +299,32 @@ func TestLockRules(t *testing.T) {
 		return s
 	})
 }
+
+// TestSchemaWithoutUsage: a user without the USAGE privilege on the
+// schema is told so, with the GRANT to run, instead of "table ... is
+// missing" (information_schema hid the tables from it).
+func TestSchemaWithoutUsage(t *testing.T) {
+	owner := fresh(t, nil)
+	if err := owner.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	role := fmt.Sprintf("lbnousage%d", os.Getpid())
+	ctx := context.Background()
+	owner.pool.Exec(ctx, "DROP ROLE IF EXISTS "+role)
+	if _, err := owner.pool.Exec(ctx, "CREATE ROLE "+role+" LOGIN PASSWORD 'pw'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.pool.Exec(ctx, "DROP ROLE IF EXISTS "+role) })
+	u, _ := url.Parse(testURL(t))
+	u.User = url.UserPassword(role, "pw")
+	s, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String(), "pg_schema": owner.schema}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for name, err := range map[string]error{"check": s.CheckSchema(ctx), "init": s.Init(ctx, false)} {
+		if err == nil || !strings.Contains(err.Error(), `user "`+role+`" has no USAGE privilege on schema `+owner.schema) || !strings.Contains(err.Error(), "GRANT USAGE ON SCHEMA") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -209,34 +209,62 @@ func firstLine(q string) string {
 	return q
 }
 
-// CheckSchema reports a missing table or column with the fix.
+// CheckSchema reports a missing table or column, and an integer column
+// whose declared type gives it REAL or TEXT affinity (SQLite would turn
+// 64-bit ids into floats or strings), with the fix.
 func (s *Store) CheckSchema(ctx context.Context) error {
 	for _, tc := range []struct {
-		name string
-		cols []string
-	}{{s.t.Link, store.Columns.Link}, {s.t.Count, store.Columns.Count}, {s.t.Node, store.Columns.Node}, {store.MetaTable, store.Columns.Meta}} {
-		rows, err := s.r.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", tc.name)
+		logical, name string
+		cols          []string
+	}{{"link", s.t.Link, store.Columns.Link}, {"count", s.t.Count, store.Columns.Count}, {"node", s.t.Node, store.Columns.Node}, {"meta", store.MetaTable, store.Columns.Meta}} {
+		rows, err := s.r.QueryContext(ctx, "SELECT name, type FROM pragma_table_info(?)", tc.name)
 		if err != nil {
 			return s.openError(err)
 		}
-		have := map[string]bool{}
+		have := map[string]string{}
 		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
+			var n, typ string
+			if err := rows.Scan(&n, &typ); err != nil {
 				rows.Close()
 				return err
 			}
-			have[strings.ToLower(n)] = true
+			have[strings.ToLower(n)] = typ
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read the columns of %s: %w", tc.name, classify(err))
+		}
 		if len(have) == 0 {
 			return graph.Schema(fmt.Errorf("table %s is missing in %s; run `linkbench init` (or `linkbench load`) to create the schema", tc.name, s.path))
 		}
 		for _, c := range tc.cols {
-			if !have[c] {
+			typ, ok := have[c]
+			if !ok {
 				return graph.Schema(fmt.Errorf("table %s in %s has no column %s: it was not created by linkbench; run `linkbench init --drop` to recreate it (this deletes its data) or point sqlite_path elsewhere", tc.name, s.path, c))
+			}
+			if n := store.Needs[tc.logical][c]; n.Bits > 0 {
+				if a := affinity(typ); a != "INTEGER" && a != "NUMERIC" {
+					return store.TypeError(tc.name, c, fmt.Sprintf("%q (%s affinity)", typ, a), "INTEGER", n, s.path)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// affinity is SQLite's column affinity of a declared type (section 3.1 of
+// its datatype documentation).
+func affinity(declared string) string {
+	t := strings.ToUpper(declared)
+	switch {
+	case strings.Contains(t, "INT"):
+		return "INTEGER"
+	case strings.Contains(t, "CHAR") || strings.Contains(t, "CLOB") || strings.Contains(t, "TEXT"):
+		return "TEXT"
+	case strings.Contains(t, "BLOB") || t == "":
+		return "BLOB"
+	case strings.Contains(t, "REAL") || strings.Contains(t, "FLOA") || strings.Contains(t, "DOUB"):
+		return "REAL"
+	}
+	return "NUMERIC"
 }
