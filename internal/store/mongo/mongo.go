@@ -159,6 +159,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		return nil, fmt.Errorf("MongoDB connection settings: %s", redact(err.Error()))
 	}
 	s := &Store{client: client, addr: st.addr, dbName: st.dbName, names: store.TableNames(p), logf: o.Logf}
+	if err := validNames(p, st.dbName, s.names); err != nil {
+		client.Disconnect(context.Background())
+		return nil, err
+	}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -190,6 +194,21 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		return fail(err)
 	}
 	return s, nil
+}
+
+// validNames checks the database and collection names against MongoDB's
+// rules, so that a name is refused with its key instead of failing (or
+// naming another namespace) at the server.
+func validNames(p store.Props, db string, t store.Tables) error {
+	if db == "" || len(db) > 63 || strings.ContainsAny(db, "/\\. \"$*<>:|?\x00") {
+		return fmt.Errorf("database name %q (dbid/dbprefix, or the url's path): not a valid MongoDB database name (at most 63 characters, none of /\\. \"$*<>:|?)", db)
+	}
+	for key, name := range map[string]string{"linktable": t.Link, "counttable": t.Count, "nodetable": t.Node} {
+		if name == "" || strings.ContainsAny(name, "$\x00") || strings.HasPrefix(name, "system.") {
+			return fmt.Errorf("%s = %q (%s): not a valid MongoDB collection name (no '$', not system.*)", key, name, p.Where(key))
+		}
+	}
+	return nil
 }
 
 func intKey(p store.Props, key string, def int64) (int, error) {

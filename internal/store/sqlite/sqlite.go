@@ -41,9 +41,10 @@ type Store struct {
 	sync       string
 	loadSync   string
 	deferIndex bool
-	t          store.Tables
-	w          *sql.DB // the one writer connection
-	r          *sql.DB // readers
+	t          store.Tables // quoted for SQL
+	raw        store.Tables // as named
+	w          *sql.DB      // the one writer connection
+	r          *sql.DB      // readers
 	stmts      stmts
 	droppedIdx bool
 }
@@ -85,7 +86,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a database file; set sqlite_path to a file", path)
 	}
-	s := &Store{path: path, sync: syncMode, loadSync: loadSync, deferIndex: deferIdx, t: store.TableNames(p)}
+	raw := store.TableNames(p)
+	s := &Store{path: path, sync: syncMode, loadSync: loadSync, deferIndex: deferIdx, raw: raw,
+		t: store.Tables{Link: quote(raw.Link), Count: quote(raw.Count), Node: quote(raw.Node)}}
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(0)" +
 		fmt.Sprintf("&_pragma=cache_size(-%d)", cacheMB*1024)
 	if s.w, err = sql.Open("sqlite", base+"&_txlock=immediate&_pragma=synchronous("+syncMode+")"); err != nil {
@@ -114,6 +117,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// quote makes a table name an SQL identifier, whatever its characters:
+// a name never changes a statement.
+func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
 func unwrapPath(err error) error {
 	var pe *os.PathError
@@ -216,7 +223,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	for _, tc := range []struct {
 		logical, name string
 		cols          []string
-	}{{"link", s.t.Link, store.Columns.Link}, {"count", s.t.Count, store.Columns.Count}, {"node", s.t.Node, store.Columns.Node}, {"meta", store.MetaTable, store.Columns.Meta}} {
+	}{{"link", s.raw.Link, store.Columns.Link}, {"count", s.raw.Count, store.Columns.Count}, {"node", s.raw.Node, store.Columns.Node}, {"meta", store.MetaTable, store.Columns.Meta}} {
 		rows, err := s.r.QueryContext(ctx, "SELECT name, type FROM pragma_table_info(?)", tc.name)
 		if err != nil {
 			return s.openError(err)
