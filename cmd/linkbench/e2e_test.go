@@ -76,6 +76,8 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 	}
 }
 
+// Reliability(load): load into a store that already holds a graph | refused unless `--truncate` (or `--resume` for an interrupted load)
+// Reliability(load): `run` with graph parameters that differ from the loaded graph | refused, listing each difference
 func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 	dir := t.TempDir()
 	small := []string{"-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=2001", "-D", "maxtime=2", "-D", "warmup_time=0", "-D", "requesters=2"}
@@ -134,6 +136,7 @@ func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 	}
 }
 
+// Reliability(input): malformed value, unknown key (`--strict`), percentages off by 1e-3, NaN/Inf, negative or zero sizes, `maxid1 <= startid1`, 10 GB payloads, bad class names, missing workload or data file | one message naming the key, its file and line (or -D) and the expected form, exit 1, before anything is written
 func TestBadInputExitsWithOneClearLine(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.properties")

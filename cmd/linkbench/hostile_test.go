@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -18,6 +19,11 @@ import (
 // large, binary files, sizes that would spin for hours or exhaust memory,
 // and SQL in a table name are each refused within seconds with one line
 // naming the problem, before anything is written.
+// Reliability(input): `-c`, `workload_file`, `data_file` or `password_file` naming /dev/zero, /dev/urandom or a huge file; `config -c` with a 50 MB line | refused within a second: the file is larger than its limit (1 MiB, 1 MiB, 64 MiB, 64 KiB)
+// Reliability(input): a random binary file as `-c` | refused naming the first control byte and its line; no escape byte is echoed
+// Reliability(input): `maxid1=1e18` or 2^63-1, `nlinks_default=1e15`, `requesters=100000`, and the other sizes above their bounds | refused before any work, naming the bound and its reason (see the limits below)
+// Reliability(input): SQL in a table name (`linktable=x; DROP TABLE nodetable; --`) | refused: a name of at most 48 letters, digits and '_'
+// Reliability(input): `-D linkstore=...LinkStoreMysql` without `-c` | MySQL is used (linkstore from -D beats the zero-config store=sqlite)
 func TestHostileInputsRefusedAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	huge := filepath.Join(dir, "huge.properties")
@@ -84,6 +90,7 @@ func TestHostileInputsRefusedAtOnce(t *testing.T) {
 // TestFileDescriptorBudget: more requesters than the process may open
 // files for is refused before the store is opened, with the fix, instead
 // of "too many open files" in the middle of the run and a lost bundle.
+// Reliability(input): more requesters or loaders than RLIMIT_NOFILE allows | refused before the store is opened, with the files needed and the fix (`ulimit -n`, `LimitNOFILE=`)
 func TestFileDescriptorBudget(t *testing.T) {
 	var old syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
@@ -132,6 +139,7 @@ func runCLIContext(t *testing.T, ctx context.Context, dir string, args ...string
 // TestOutputsCheckedBeforeWork: an output that cannot be written is
 // refused before the store is touched, instead of after the whole run
 // (which then exited 1 without its bundle).
+// Reliability(output): an output that cannot be written (`--csvstats` or `--csvstream` in a missing directory, `-L`, `--cpuprofile`, a results directory under a file) | one line before the store is opened, exit 1
 func TestOutputsCheckedBeforeWork(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
@@ -165,6 +173,7 @@ func TestOutputsCheckedBeforeWork(t *testing.T) {
 // TestOneFailedOutputKeepsTheOthers: when --csvstats cannot be written at
 // the end of a run, the results bundle is written all the same and the
 // exit code says what failed.
+// Reliability(output): an output that fails at the end of a run | the others (the bundle) are still written; exit 1 naming the one that failed
 func TestOneFailedOutputKeepsTheOthers(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -189,6 +198,7 @@ func TestOneFailedOutputKeepsTheOthers(t *testing.T) {
 // TestInterruptedLoadWritesResults: Ctrl-C during a load prints what was
 // loaded and writes --csvstats and a bundle marked interrupted, as the
 // README promises (before, nothing was written).
+// Reliability(load): load interrupted by Ctrl-C | `LOAD PHASE INTERRUPTED` with what was written and the per-op lines; `--csvstats` and a bundle marked interrupted are written
 func TestInterruptedLoadWritesResults(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -212,5 +222,43 @@ func TestInterruptedLoadWritesResults(t *testing.T) {
 	}
 	if csv, err := os.ReadFile(filepath.Join(dir, "s.csv")); err != nil || !strings.Contains(string(csv), "LOAD_LINKS_BULK") {
 		t.Fatalf("csvstats: %v %q", err, csv)
+	}
+}
+
+// TestResumeSaysWhyItCannotHelp: a resumed load that fails on a unit for
+// a reason that is not a lost connection (here a trigger that refuses
+// every link) says that resuming again will not help, instead of
+// suggesting --resume once more (a loop on PostgreSQL before).
+// Reliability(load): a resumed load that fails on a unit for a reason that is not a lost connection | exit 1 saying that resuming again will not help, without the `--resume` hint (no loop)
+func TestResumeSaysWhyItCannotHelp(t *testing.T) {
+	dir := t.TempDir()
+	graph := []string{"-D", "maxid1=300001", "-D", "load_random_seed=3", "-D", "load_time_ms=1700000000000", "--no-results"}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for range 200 {
+			if fi, err := os.Stat(filepath.Join(dir, "linkbench-data", "linkbench.db-wal")); err == nil && fi.Size() > 1<<20 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, errOut, code := runCLIContext(t, ctx, dir, append([]string{"load"}, graph...)...); code != 130 || !strings.Contains(errOut, "load --resume") {
+		t.Fatalf("interrupted load: exit %d\n%s", code, errOut)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "linkbench-data", "linkbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TRIGGER refuse BEFORE INSERT ON linktable BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for range 2 {
+		_, errOut, code := runCLI(t, dir, append([]string{"load", "--resume"}, graph...)...)
+		if code != 1 || !strings.Contains(errOut, "refused by a trigger") || !strings.Contains(errOut, "resuming once more will not help") ||
+			strings.Contains(errOut, "with the same settings continues it") {
+			t.Fatalf("resume on a unit it cannot write: exit %d\n%s", code, errOut)
+		}
 	}
 }

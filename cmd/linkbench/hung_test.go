@@ -72,6 +72,7 @@ func bundleTotals(t *testing.T, dir string) (requests, errs, timedOut int64) {
 //
 // It stops shared servers, so it runs with the outage tests
 // (LINKBENCH_OUTAGE_TESTS=1, on their own after the other tests).
+// Reliability(server): server stopped with SIGSTOP mid-run (PostgreSQL, MariaDB; real server, `make test-outage`) | the run ends at maxtime + `maxtime_grace` (default 10 s): the requests left waiting are cancelled and counted as timed out (`totals.timed_out`, and errors), the results are printed and written, exit 1 with one line naming the server and the operations it left waiting; after SIGCONT `check` passes
 func TestHungServerEndsOnTime(t *testing.T) {
 	for _, c := range outageServers {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,6 +138,7 @@ func TestHungServerEndsOnTime(t *testing.T) {
 // not restart it: the run ends at maxtime, writes its results and exits 1
 // saying the server stopped answering and never came back. Before, a
 // server killed in a 40 s run gave exit 0, 156 errors and no message.
+// Reliability(server): server killed during a run and never restarted (PostgreSQL, MariaDB; real server, `make test-outage`) | the run ends at maxtime, writes its results and exits 1: the server stopped answering N s before the end and did not come back, with the number of requests failed since the last success and the last error
 func TestLostServerExitsNonZero(t *testing.T) {
 	for _, c := range outageServers {
 		t.Run(c.name, func(t *testing.T) {
@@ -170,6 +172,7 @@ func TestLostServerExitsNonZero(t *testing.T) {
 // the bulk call waiting for it is abandoned after op_timeout, the load
 // exits 1 with the --resume hint, and after SIGCONT load --resume
 // finishes the graph.
+// Reliability(server): server stopped with SIGSTOP during a load (PostgreSQL; real server, `make test-outage`) | the bulk call waiting for it is abandoned after `op_timeout`, or a ping unanswered for `op_timeout` stops the long calls (index build, TRUNCATE); exit 1 with the `--resume` hint; after SIGCONT `load --resume` finishes the graph
 func TestHungServerDuringLoad(t *testing.T) {
 	url, script := outageServer(t, "LINKBENCH_TEST_PG_URL", "postgres.sh")
 	dir := t.TempDir()

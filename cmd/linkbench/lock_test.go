@@ -16,6 +16,7 @@ import (
 // goes on undisturbed: check passes after it. Before, on SQLite both
 // exited 0 and check then found 14 count mismatches; on PostgreSQL the
 // load failed with a duplicate key and every --resume failed again.
+// Reliability(writer): `load --truncate` (or a load, `init --drop`) while a run uses the store (SQLite, PostgreSQL, MariaDB) | refused at once with one line naming the run's command, pid, host and start time, exit 1; the run goes on and `check` passes after it
 func TestLoadRefusedWhileRunning(t *testing.T) {
 	for _, c := range []struct {
 		name string

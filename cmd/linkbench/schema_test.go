@@ -43,6 +43,7 @@ func mysqlExec(t *testing.T, db string, stmts ...string) {
 // MariaDB linktable with time int loaded with exit 0 and every link time
 // clamped to 2147483647, and a PostgreSQL data text column failed the
 // COPY with an encoding error and an impossible --resume hint.
+// Reliability(writer): tables made beforehand with a type that cannot hold the values (MariaDB `time int`, PostgreSQL `data text`, SQLite `time REAL`) | refused before loading, naming the column, its type and the expected one
 func TestWrongColumnTypesRefused(t *testing.T) {
 	graph := []string{"-D", "nlinks_func=const", "-D", "nlinks_default=2", "-D", "maxid1=501", "--no-results"}
 	t.Run("mariadb time int", func(t *testing.T) {
@@ -92,6 +93,7 @@ func TestWrongColumnTypesRefused(t *testing.T) {
 // TestStatementTimeoutNamesTheOp: a server-side statement timeout (set
 // in the url) fails requests with a line that names the operation and the
 // setting that cancelled it, not a bare server message.
+// Reliability(server): a server-side statement timeout (PostgreSQL `statement_timeout`, MariaDB `max_statement_time`; real server) | one line naming the step or the operation (`GET_NODE: ...`) and the setting that cancelled it
 func TestStatementTimeoutNamesTheOp(t *testing.T) {
 	myURL := storetest.ServerURL(t, storetest.MySQLEnv)
 	// MariaDB's limit is set on a user of its own.

@@ -31,6 +31,7 @@ func filesUnder(t *testing.T, dir string) map[string]string {
 // then connects a real-server store with it, and reads back every file
 // written and everything printed: neither the password nor any piece of
 // it around an unescaped '@', '/' or '?' may appear.
+// Reliability(secret): a password as a key (`password`, `password_file`, `sslpassword`, `*_token`), in a URL's userinfo (also with an unescaped `@`, `/` or `?`), a URL query parameter, a key=value DSN or a go-sql-driver DSN | `******` in `config`, summary.json, report.html, logs, `-L`, CSVs and error messages; a url that does not parse gets our message with the percent-encoding hint instead of the driver's
 func TestSecretsNeverWritten(t *testing.T) {
 	const pw = "Zq7-s3cr@tW/x9?Kp2"
 	pieces := []string{pw, "Zq7-s3cr", "tW/x9", "Kp2"}

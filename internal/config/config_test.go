@@ -98,6 +98,9 @@ func TestPropertiesSyntax(t *testing.T) {
 	}
 }
 
+// Reliability(input): malformed value, unknown key (`--strict`), percentages off by 1e-3, NaN/Inf, negative or zero sizes, `maxid1 <= startid1`, 10 GB payloads, bad class names, missing workload or data file | one message naming the key, its file and line (or -D) and the expected form, exit 1, before anything is written
+// Reliability(input): `-c`, `workload_file`, `data_file` or `password_file` naming /dev/zero, /dev/urandom or a huge file; `config -c` with a 50 MB line | refused within a second: the file is larger than its limit (1 MiB, 1 MiB, 64 MiB, 64 KiB)
+// Reliability(input): `maxid1=1e18` or 2^63-1, `nlinks_default=1e15`, `requesters=100000`, and the other sizes above their bounds | refused before any work, naming the bound and its reason (see the limits below)
 func TestErrors(t *testing.T) {
 	base := []string{"store=memory"}
 	for _, c := range []struct {
@@ -177,6 +180,7 @@ func TestErrors(t *testing.T) {
 
 // TestLinkstoreOverridesPreset: -D linkstore=...Mysql without -c selects
 // MySQL, not the zero-config preset's SQLite.
+// Reliability(input): `-D linkstore=...LinkStoreMysql` without `-c` | MySQL is used (linkstore from -D beats the zero-config store=sqlite)
 func TestLinkstoreOverridesPreset(t *testing.T) {
 	preset := map[string]string{"store": "sqlite"}
 	cfg, _, err := Load(Source{Defaults: preset, Overrides: []string{"linkstore=com.facebook.LinkBench.LinkStoreMysql"}})

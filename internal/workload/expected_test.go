@@ -11,6 +11,7 @@ import (
 // load is estimated within 1% of the exact count, and the count of a large
 // graph stops at once when its context ends (before, maxid1 = 1e18 spun
 // for hours ignoring SIGINT).
+// Reliability(input): a large graph (up to `maxid1` = 1e12) | the load's count of the links to write logs its progress and stops at Ctrl-C; above 2^24 ids it is estimated from 2^20 ids (within 1%), so the load starts at once
 func TestExpectedLinksEstimateAndCancel(t *testing.T) {
 	cfg, data := testConfig(t, "maxid1=4000001", "loader_chunk_size=2048")
 	p := &LoadPhase{Config: cfg, Graph: testGraph(t, cfg, data)}

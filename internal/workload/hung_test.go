@@ -54,6 +54,7 @@ var getNodeOnly = []string{"requests=0", "warmup_time=0", "max_failed_requests=-
 // result says which were waiting; a driver that ignores the cancellation
 // is abandoned 2 s later. Before, the phase waited for as long as the
 // server stayed stopped.
+// Reliability(server): a store that stops answering, also through a driver that ignores cancellation | the phase ends at maxtime + `maxtime_grace`; a requester still blocked 2 s after the cancellation is left behind, its operation counted as timed out
 func TestHardEndStopsAHungStore(t *testing.T) {
 	for _, deaf := range []bool{false, true} {
 		st := openMemory(t)
@@ -90,6 +91,7 @@ func TestHardEndStopsAHungStore(t *testing.T) {
 // TestOpTimeoutRecovers: one operation that hangs is abandoned after
 // op_timeout, counted as a timed-out failure, and its requester goes on;
 // the phase ends at maxtime with no hard end.
+// Reliability(server): one operation that never returns | abandoned after `op_timeout` (default 60 s), counted as a failure naming the op; the requester goes on
 func TestOpTimeoutRecovers(t *testing.T) {
 	st := openMemory(t)
 	p := loadMemory(t, st, append([]string{"requesters=2", "maxtime=1.5", "maxtime_grace=5", "op_timeout=0.2"}, getNodeOnly...)...)
@@ -112,6 +114,7 @@ func TestOpTimeoutRecovers(t *testing.T) {
 
 // TestLostServerIsReported: a store whose connection errors go on to the
 // end of the phase is reported lost; one that comes back is not.
+// Reliability(server): connection errors to the end of the phase | the result says the store was lost (for how long, failures since the last success, the last error named by its op); a store that comes back, however late, is not lost
 func TestLostServerIsReported(t *testing.T) {
 	for _, back := range []bool{false, true} {
 		st := openMemory(t)

@@ -189,6 +189,7 @@ func TestLockRules(t *testing.T) {
 // TestNamesAreValidated: collection and database names MongoDB would
 // refuse (or read as another namespace) are refused by key before any
 // command reaches the server.
+// Reliability(store): a collection or database name MongoDB would refuse | refused by key before any command reaches the server
 func TestNamesAreValidated(t *testing.T) {
 	for _, c := range []struct {
 		props store.MapProps
@@ -211,6 +212,7 @@ func TestNamesAreValidated(t *testing.T) {
 // (its empty SQLite file gone, or the database dropped), starts and
 // authenticates instead of failing on the user FerretDB tried to set up
 // again (ErrorCodeInsertDuplicateID on system.users).
+// Reliability(store): `scripts/ferretdb.sh start` on the data of a killed server | it starts and authenticates (the user is set up only on new data)
 func TestFerretScriptRestartsOnOldData(t *testing.T) {
 	cache, _ := os.UserCacheDir()
 	if _, err := os.Stat(filepath.Join(cache, "linkbench", "ferretdb-v1.24.0")); err != nil {

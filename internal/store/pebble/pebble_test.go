@@ -61,6 +61,7 @@ func TestReopenKeepsDataAndIDs(t *testing.T) {
 	}
 }
 
+// Reliability(store): corrupt or foreign SQLite file, path under a regular file, foreign Pebble directory | one line naming the path and the fix
 func TestForeignDirectory(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
@@ -90,6 +91,7 @@ func BenchmarkBulkLoadLinks(b *testing.B) {
 // TestSecondProcessIsRefused: Pebble lets one process open a database;
 // another process is refused with one line naming the holder's pid
 // instead of a raw lock error.
+// Reliability(writer): a second process on a Pebble database | one line naming the holder's pid (Pebble lets one process open a database)
 func TestSecondProcessIsRefused(t *testing.T) {
 	if path := os.Getenv("LB_PEBBLE_HOLD"); path != "" {
 		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"pebble_path": path}})

@@ -89,6 +89,7 @@ func TestConformanceOnReferenceTables(t *testing.T) {
 	})
 }
 
+// Reliability(server): wrong password, server down, missing database, missing tables (real server) | one line naming host:port and the fix, exit 1, password never shown
 func TestConnectionErrors(t *testing.T) {
 	base, err := url.Parse(testURL(t))
 	if err != nil {
@@ -134,6 +135,7 @@ func TestConnectionErrors(t *testing.T) {
 // TestReconnectAfterRestart restarts the server under an open store: the
 // calls that hit the restart fail as connection errors and later calls
 // succeed on new connections.
+// Reliability(server): server restarted under an open store (real server) | calls during the restart fail as connection errors, later calls succeed on new connections
 func TestReconnectAfterRestart(t *testing.T) {
 	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
 		t.Skip("restarts the shared server: runs with the outage tests (LINKBENCH_OUTAGE_TESTS=1, make test-outage), not beside other packages' tests")
@@ -303,6 +305,7 @@ func TestLockRules(t *testing.T) {
 // TestSchemaWithoutUsage: a user without the USAGE privilege on the
 // schema is told so, with the GRANT to run, instead of "table ... is
 // missing" (information_schema hid the tables from it).
+// Reliability(writer): a PostgreSQL user without USAGE on the schema | told so, with the GRANT to run (not "table is missing")
 func TestSchemaWithoutUsage(t *testing.T) {
 	owner := fresh(t, nil)
 	if err := owner.Init(context.Background(), false); err != nil {

@@ -36,6 +36,7 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// Reliability(store): corrupt or foreign SQLite file, path under a regular file, foreign Pebble directory | one line naming the path and the fix
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -91,6 +92,7 @@ func TestLockRules(t *testing.T) {
 // statement: the store creates and uses a table of that name, and the
 // node table it meant to drop is still there (the config refuses such
 // names; a program opening the store directly is protected by quoting).
+// Reliability(store): SQL in a table name of a store opened directly | quoted: it names a table and never changes a statement
 func TestTableNamesAreQuoted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lb.db")
 	evil := `x"; DROP TABLE nodetable; --`

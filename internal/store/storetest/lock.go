@@ -13,6 +13,7 @@ import (
 // the store, the processes of a --shard load share it with each other,
 // a load (or truncate) needs it alone, and whoever is refused is told who
 // holds it.
+// Reliability(writer): runs, the processes of a `--shard` load, and loads on one store | runs share it, shard loads share it, a load needs it alone; the process refused is told who holds it (SQLite, PostgreSQL, MariaDB, FerretDB)
 func LockRules(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Helper()
 	lock := func(mode store.LockMode, who string) (func(), error) {
