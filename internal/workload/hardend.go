@@ -16,7 +16,12 @@ import (
 // counts: done is bumped once per recorded request, the others only on
 // failures.
 type phaseCounts struct {
-	done, failed, timedOut atomic.Int64
+	// done is written by every requester on every request: a cache line
+	// of its own, away from the phase's read-mostly fields.
+	_                [64]byte
+	done             atomic.Int64
+	_                [56]byte
+	failed, timedOut atomic.Int64
 }
 
 // abandonWait is how long the phase waits, after cancelling every
@@ -45,8 +50,8 @@ func (p *RequestPhase) hardEnd(deadline time.Time, stop context.CancelCauseFunc,
 	h.timer = time.AfterFunc(time.Until(deadline.Add(p.Config.MaxTimeGrace)), func() {
 		var busy []graph.Op
 		for _, q := range reqs {
-			if !q.returned.Load() && q.watch.start.Load() != 0 {
-				busy = append(busy, graph.Op(q.watch.op.Load()))
+			if op, _, ok := q.watch.current(); ok && !q.returned.Load() {
+				busy = append(busy, op)
 			}
 		}
 		h.mu.Lock()
@@ -82,8 +87,8 @@ func (h *hardStop) abandon(p *RequestPhase, reqs []*requester) {
 			continue
 		}
 		n++
-		if q.watch.start.Load() != 0 && q.watch.claim.CompareAndSwap(false, true) {
-			q.handle.Record(graph.Op(q.watch.op.Load()), 0, 0, true, 0)
+		if op, _, ok := q.watch.current(); ok && q.watch.claim.CompareAndSwap(false, true) {
+			q.handle.Record(op, 0, 0, true, 0)
 			p.counts.done.Add(1)
 			p.counts.failed.Add(1)
 			p.counts.timedOut.Add(1)

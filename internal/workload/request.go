@@ -83,7 +83,7 @@ type RequestPhase struct {
 	// SeedOffset separates the random streams of driver processes that
 	// share a request_random_seed (the shard index of --shard).
 	SeedOffset uint64
-	counts     phaseCounts
+	counts     *phaseCounts
 }
 
 // ThreadResult is one requester's totals.
@@ -241,6 +241,7 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 		reqs[i] = q
 	}
 
+	p.counts = &phaseCounts{}
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	wd := newWatchdog(cfg.OpTimeout)
@@ -403,7 +404,7 @@ func mergeIntervals(ivs []stats.Interval) stats.Interval {
 // q.watch's context, which the watchdog cancels after op_timeout and the
 // phase at maxtime + maxtime_grace; ctx ends the loop.
 func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bool {
-	counts := &q.p.counts
+	counts := q.p.counts
 	cfg := q.p.Config
 	limit := cfg.Requests
 	var next time.Time // intended start of the next op when throttled
