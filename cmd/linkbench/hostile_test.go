@@ -136,6 +136,22 @@ func runCLIContext(t *testing.T, ctx context.Context, dir string, args ...string
 	return out.String(), errb.String(), code
 }
 
+// interruptedLoad is the context of a SQLite load in dir that is
+// cancelled, as Ctrl-C would, once the load has written its first rows.
+func interruptedLoad(dir string) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for range 200 {
+			if fi, err := os.Stat(filepath.Join(dir, "linkbench-data", "linkbench.db-wal")); err == nil && fi.Size() > 1<<20 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		cancel()
+	}()
+	return ctx
+}
+
 // TestOutputsCheckedBeforeWork: an output that cannot be written is
 // refused before the store is touched, instead of after the whole run
 // (which then exited 1 without its bundle).
@@ -201,17 +217,7 @@ func TestOneFailedOutputKeepsTheOthers(t *testing.T) {
 // Reliability(load): load interrupted by Ctrl-C | `LOAD PHASE INTERRUPTED` with what was written and the per-op lines; `--csvstats` and a bundle marked interrupted are written
 func TestInterruptedLoadWritesResults(t *testing.T) {
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		// Interrupt once the load has written its first rows.
-		for range 200 {
-			if fi, err := os.Stat(filepath.Join(dir, "linkbench-data", "linkbench.db-wal")); err == nil && fi.Size() > 1<<20 {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		cancel()
-	}()
+	ctx := interruptedLoad(dir)
 	out, errOut, code := runCLIContext(t, ctx, dir, "load", "-D", "maxid1=300001", "--csvstats", filepath.Join(dir, "s.csv"))
 	if code != 130 || !strings.Contains(errOut, "load --resume") || !strings.Contains(out, "LOAD PHASE INTERRUPTED") || !strings.Contains(out, "LOAD_LINKS_BULK count = ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
@@ -233,16 +239,7 @@ func TestInterruptedLoadWritesResults(t *testing.T) {
 func TestResumeSaysWhyItCannotHelp(t *testing.T) {
 	dir := t.TempDir()
 	graph := []string{"-D", "maxid1=300001", "-D", "load_random_seed=3", "-D", "load_time_ms=1700000000000", "--no-results"}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for range 200 {
-			if fi, err := os.Stat(filepath.Join(dir, "linkbench-data", "linkbench.db-wal")); err == nil && fi.Size() > 1<<20 {
-				break
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		cancel()
-	}()
+	ctx := interruptedLoad(dir)
 	if _, errOut, code := runCLIContext(t, ctx, dir, append([]string{"load"}, graph...)...); code != 130 || !strings.Contains(errOut, "load --resume") {
 		t.Fatalf("interrupted load: exit %d\n%s", code, errOut)
 	}

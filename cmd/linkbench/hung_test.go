@@ -11,10 +11,13 @@ import (
 	"time"
 )
 
-// outageServers are the real servers the outage tests stop and kill.
-var outageServers = []struct {
+// outageTarget is a real server the outage tests stop and kill.
+type outageTarget struct {
 	name, env, script, config string
-}{
+}
+
+// outageServers are the real servers the outage tests stop and kill.
+var outageServers = []outageTarget{
 	{"postgres", "LINKBENCH_TEST_PG_URL", "postgres.sh", "LinkConfigPgsql.properties"},
 	{"mariadb", "LINKBENCH_TEST_MYSQL_URL", "mariadb.sh", "LinkConfigMysql.properties"},
 }
@@ -35,6 +38,20 @@ func outageServer(t *testing.T, env, script string) (string, string) {
 	}
 	path, _ := filepath.Abs(filepath.Join("..", "..", "scripts", script))
 	return url, path
+}
+
+// outageLoad skips unless the outage tests are on, loads a graph of
+// maxid1 ids into c's server, and returns the test's directory, the
+// arguments every command of the test repeats, and the server's script.
+func outageLoad(t *testing.T, c outageTarget, maxid1 int) (dir string, common []string, script string) {
+	t.Helper()
+	url, script := outageServer(t, c.env, c.script)
+	dir = t.TempDir()
+	common = []string{"-c", repoConfig(t, c.config), "-D", "url=" + url, "-D", "dbid=", "-D", "nlinks_func=const", "-D", "nlinks_default=5"}
+	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "-D", fmt.Sprint("maxid1=", maxid1), "--no-results"}, common...)...); code != 0 {
+		t.Fatalf("load: %s", errOut)
+	}
+	return dir, common, script
 }
 
 func serverScript(t *testing.T, script, cmd string) {
@@ -76,12 +93,7 @@ func bundleTotals(t *testing.T, dir string) (requests, errs, timedOut int64) {
 func TestHungServerEndsOnTime(t *testing.T) {
 	for _, c := range outageServers {
 		t.Run(c.name, func(t *testing.T) {
-			url, script := outageServer(t, c.env, c.script)
-			dir := t.TempDir()
-			common := []string{"-c", repoConfig(t, c.config), "-D", "url=" + url, "-D", "dbid=", "-D", "nlinks_func=const", "-D", "nlinks_default=5"}
-			if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "-D", "maxid1=2001", "--no-results"}, common...)...); code != 0 {
-				t.Fatalf("load: %s", errOut)
-			}
+			dir, common, script := outageLoad(t, c, 2001)
 			type result struct {
 				out, errOut string
 				code        int
@@ -113,6 +125,7 @@ func TestHungServerEndsOnTime(t *testing.T) {
 			serverScript(t, script, "resume")
 			paused = false
 			t.Logf("the run ended after %v", r.took)
+			url := os.Getenv(c.env)
 			port := url[strings.LastIndex(url, ":")+1:]
 			port = port[:strings.IndexByte(port, '/')]
 			if r.code != 1 || !strings.Contains(r.errOut, "did not end on time") || !strings.Contains(r.errOut, "127.0.0.1:"+port) ||
@@ -142,12 +155,7 @@ func TestHungServerEndsOnTime(t *testing.T) {
 func TestLostServerExitsNonZero(t *testing.T) {
 	for _, c := range outageServers {
 		t.Run(c.name, func(t *testing.T) {
-			url, script := outageServer(t, c.env, c.script)
-			dir := t.TempDir()
-			common := []string{"-c", repoConfig(t, c.config), "-D", "url=" + url, "-D", "dbid=", "-D", "nlinks_func=const", "-D", "nlinks_default=5"}
-			if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "-D", "maxid1=2001", "--no-results"}, common...)...); code != 0 {
-				t.Fatalf("load: %s", errOut)
-			}
+			dir, common, script := outageLoad(t, c, 2001)
 			done := make(chan [3]string, 1)
 			go func() {
 				out, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "requesters=2", "-D", "maxtime=8",

@@ -208,8 +208,9 @@ func (e *env) retry() store.RetryPolicy {
 
 // lock takes the store's one-writer lock for command in mode (a load
 // needs the store alone, runs share it): another process holding a lock
-// that conflicts makes the command fail at once, naming it. The lock is
-// not released on a store that hung (the session's end frees it).
+// that conflicts makes the command fail at once, naming it. On a store
+// that hung the release is not waited for (the session's end frees the
+// lock when the process exits).
 func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, command string) (func(), error) {
 	l, ok := st.(store.Locker)
 	if !ok {
@@ -224,9 +225,11 @@ func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, com
 		return nil, err
 	}
 	return func() {
-		if !e.hung {
-			release()
+		if e.hung {
+			go release()
+			return
 		}
+		release()
 	}, nil
 }
 

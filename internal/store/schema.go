@@ -57,6 +57,29 @@ var Needs = map[string]map[string]Need{
 	"meta": {"k": {What: "text"}, "v": {What: "text"}},
 }
 
+// TypeNames are a store's names of the types that hold each kind of
+// need, for messages.
+type TypeNames struct {
+	Int64, Int32, Small, Payload, LargePayload, Text string
+}
+
+// Want names the types of names that hold n.
+func (n Need) Want(names TypeNames) string {
+	switch {
+	case n.Bits > 32:
+		return names.Int64
+	case n.Bits > 16:
+		return names.Int32
+	case n.Bits > 0:
+		return names.Small
+	case n.Bytes > 255:
+		return names.LargePayload
+	case n.Bytes > 0:
+		return names.Payload
+	}
+	return names.Text
+}
+
 // TypeError is the message of a column whose type cannot hold its values.
 func TypeError(table, column, have, want string, n Need, where string) error {
 	return graph.Schema(fmt.Errorf("table %s at %s: column %s is %s, which cannot hold its values (%s); expected %s. Run `linkbench init --drop` to recreate the tables (this deletes their data)",

@@ -126,7 +126,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 				return graph.Schema(fmt.Errorf("table %s.%s at %s has no column %s; run `linkbench init --drop` to recreate it (this deletes its data)", s.db, tc.name, s.addr, c))
 			}
 			if n := store.Needs[tc.logical][c]; !mysqlTypeHolds(strings.ToLower(t.typ), t.length, n) {
-				return store.TypeError(s.db+"."+tc.name, c, t.shown, mysqlWant(n), n, s.addr)
+				return store.TypeError(s.db+"."+tc.name, c, t.shown, n.Want(mysqlTypes), n, s.addr)
 			}
 		}
 	}
@@ -150,19 +150,6 @@ func mysqlTypeHolds(typ string, length int64, n store.Need) bool {
 	return strings.Contains(typ, "char") || strings.Contains(typ, "text")
 }
 
-// mysqlWant names the types that hold n.
-func mysqlWant(n store.Need) string {
-	switch {
-	case n.Bits > 32:
-		return "bigint"
-	case n.Bits > 16:
-		return "int or bigint"
-	case n.Bits > 0:
-		return "tinyint or a larger integer"
-	case n.Bytes > 255:
-		return "mediumtext, mediumblob or larger"
-	case n.Bytes > 0:
-		return "varchar(255), varbinary(255) or a text or blob type"
-	}
-	return "varchar or text"
-}
+// mysqlTypes name the types that hold each need.
+var mysqlTypes = store.TypeNames{Int64: "bigint", Int32: "int or bigint", Small: "tinyint or a larger integer",
+	Payload: "varchar(255), varbinary(255) or a text or blob type", LargePayload: "mediumtext, mediumblob or larger", Text: "varchar or text"}

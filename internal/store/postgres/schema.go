@@ -169,7 +169,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 				return graph.Schema(fmt.Errorf("table %s.%s at %s has no column %s; run `linkbench init --drop` to recreate it (this deletes its data)", s.schema, tc.name, s.addr, c))
 			}
 			if n := store.Needs[tc.logical][c]; !pgTypeHolds(typ[0], n) {
-				return store.TypeError(s.schema+"."+tc.name, c, typ[1], pgWant(n), n, s.addr)
+				return store.TypeError(s.schema+"."+tc.name, c, typ[1], n.Want(pgTypes), n, s.addr)
 			}
 		}
 	}
@@ -216,17 +216,6 @@ func pgTypeHolds(typ string, n store.Need) bool {
 	return typ == "text" || typ == "varchar" || typ == "bpchar"
 }
 
-// pgWant names the types that hold n.
-func pgWant(n store.Need) string {
-	switch {
-	case n.Bits > 32:
-		return "bigint"
-	case n.Bits > 16:
-		return "integer or bigint"
-	case n.Bits > 0:
-		return "smallint, integer or bigint"
-	case n.Bytes > 0:
-		return "bytea"
-	}
-	return "text"
-}
+// pgTypes name the types that hold each need.
+var pgTypes = store.TypeNames{Int64: "bigint", Int32: "integer or bigint", Small: "smallint, integer or bigint",
+	Payload: "bytea", LargePayload: "bytea", Text: "text"}
