@@ -7,9 +7,13 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/secret"
+	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/spf13/cobra"
 )
 
@@ -37,6 +41,13 @@ type options struct {
 	rates      string
 	points     int
 	pointTime  float64
+	// progressEvery overrides progressfreq; perOp adds the per-op block
+	// to each progress line.
+	progressEvery float64
+	perOp         bool
+	// ignoreGraph runs, sweeps or checks a store whose graph does not
+	// match the configuration (recorded in the results).
+	ignoreGraph bool
 }
 
 // parseShard reads --shard I/N.
@@ -56,6 +67,12 @@ type app struct {
 	opts           options
 	profile        *os.File
 	lastBundle     string // the directory of the last results bundle written
+	graphCheck     *report.GraphCheck
+	args           []string        // the command line, for error hints
+	exp            *stats.Exporter // live metrics, with --metrics-addr
+	// onPhase, when set (tests), is called once per phase from its first
+	// progress report, while the phase runs.
+	onPhase func(phase string)
 	// scrub hides the config's secrets in every output, once the config
 	// is read; plainStdout is stdout without it.
 	scrub       *secret.Scrubber
@@ -81,24 +98,8 @@ Commands: load, run, check, init, config, version (linkbench <command> --help)`
 // pflag would otherwise read as clusters of short flags.
 var legacyLongFlags = map[string]string{"-csvstats": "--csvstats", "-csvstream": "--csvstream"}
 
-// normalizeArgs rewrites the reference's single-dash long options.
-func normalizeArgs(args []string) []string {
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		name, val, hasVal := strings.Cut(a, "=")
-		if long, ok := legacyLongFlags[name]; ok {
-			if hasVal {
-				a = long + "=" + val
-			} else {
-				a = long
-			}
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
 func (a *app) execute(ctx context.Context, args []string) error {
+	a.args = args
 	root := a.rootCmd()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if a.opts.cpuProfile == "" {
@@ -117,10 +118,33 @@ func (a *app) execute(ctx context.Context, args []string) error {
 			a.profile.Close()
 		}
 	}()
-	root.SetArgs(normalizeArgs(args))
+	norm, err := normalizeArgs(root, args)
+	if err != nil {
+		return err
+	}
+	root.SetArgs(norm)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	return root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
+	if err != nil && a.opts.logFile != "" {
+		logFatal(a.opts.logFile, err)
+	}
+	return err
+}
+
+// logFatal appends the error that ends the command to the -L log file, so
+// the file tells why a run stopped (the usage text is left out).
+func logFatal(path string, err error) {
+	msg, _, _ := strings.Cut(err.Error(), "\n"+usageLegacy)
+	if msg == "" {
+		return
+	}
+	f, ferr := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "ERROR %s: linkbench: %s\n", time.Now().Format("2006-01-02 15:04:05.000"), msg)
 }
 
 func (a *app) addCommon(cmd *cobra.Command) {
@@ -135,6 +159,8 @@ func (a *app) addCommon(cmd *cobra.Command) {
 	f.BoolVar(&a.opts.noResults, "no-results", false, "do not write a results bundle")
 	f.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	f.StringVar(&a.opts.shard, "shard", "", "I/N: this process loads (or drives) shard I of N of the graph; run N processes for the whole")
+	f.Float64Var(&a.opts.progressEvery, "progress-interval", 0, "seconds between progress lines (default: key progressfreq)")
+	f.BoolVar(&a.opts.perOp, "per-op", false, "add each op's throughput and p50/p99 to the progress lines")
 	f.StringVar(&a.opts.metrics, "metrics-addr", "", "serve live Prometheus metrics on this address (e.g. 127.0.0.1:9090) at /metrics")
 }
 
@@ -149,6 +175,9 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				return usageError(unknownCommand(cmd, args[0]))
+			}
 			if len(args) > 0 {
 				return usageError(fmt.Errorf("invalid trailing arguments: %s", strings.Join(args, " ")))
 			}
@@ -165,7 +194,8 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 	root.Flags().BoolVarP(&a.opts.load, "load", "l", false, "execute the load phase")
 	root.Flags().BoolVarP(&a.opts.req, "request", "r", false, "execute the request phase")
 	root.Flags().BoolVar(&a.opts.truncate, "truncate", false, "empty the store before loading")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, a.args, err) })
 
 	loadCmd := &cobra.Command{
 		Use:   "load",
@@ -180,10 +210,20 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 		Use:   "run",
 		Short: "Run the request phase against a loaded store",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return a.runPhases(cmd.Context(), false, true) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The flags are short for -D loops=N -D maxtime=S.
+			if cmd.Flags().Changed("loops") {
+				a.opts.overrides = append(a.opts.overrides, fmt.Sprintf("loops=%d", a.opts.loops))
+			}
+			if cmd.Flags().Changed("loop-time") {
+				a.opts.overrides = append(a.opts.overrides, "maxtime="+strconv.FormatFloat(a.opts.loopTime, 'f', -1, 64))
+			}
+			return a.runPhases(cmd.Context(), false, true)
+		},
 	}
-	runCmd.Flags().IntVar(&a.opts.loops, "loops", 1, "run the request phase this many times back to back, with a summary per loop")
-	runCmd.Flags().Float64Var(&a.opts.loopTime, "loop-time", 0, "seconds of each loop (default: maxtime)")
+	runCmd.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
+	runCmd.Flags().IntVar(&a.opts.loops, "loops", 1, "consecutive measurement windows after one warm-up, each with its own figures and summary line (same as -D loops=N)")
+	runCmd.Flags().Float64Var(&a.opts.loopTime, "loop-time", 0, "seconds of each loop (same as -D maxtime=S)")
 	sweepCmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run the request phase at increasing arrival rates and chart latency against throughput",
@@ -194,17 +234,15 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.sweep(cmd.Context()) },
 	}
+	sweepCmd.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
 	sweepCmd.Flags().StringVar(&a.opts.rates, "rates", "", "comma-separated arrival rates in requests/s (default: automatic)")
 	sweepCmd.Flags().IntVar(&a.opts.points, "points", 10, "number of automatic points, from 1/N to N/N of the saturation throughput")
 	sweepCmd.Flags().Float64Var(&a.opts.pointTime, "point-time", 30, "seconds measured at each point (and for the calibration)")
 	versionCmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the version",
+		Short: "Print the version, the build and the machine facts the results record",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(a.stdout, "linkbench %s\n", toolVersion())
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.printVersion() },
 	}
 	configCmd := &cobra.Command{
 		Use:   "config",
@@ -218,6 +256,7 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.check(cmd.Context()) },
 	}
+	checkCmd.Flags().BoolVar(&a.opts.ignoreGraph, "ignore-graph", false, ignoreGraphDoc)
 	initCmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create the store's schema (idempotent)",
@@ -241,11 +280,13 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 	reportCmd.Flags().BoolVar(&merge, "merge", false, "merge the bundles of --shard processes into one bundle (summed throughput, merged histograms)")
 	reportCmd.Flags().StringVarP(&reportOut, "output", "o", "", "output file (default: DIR/report.html for one bundle, ./comparison.html for several)")
 	for _, c := range []*cobra.Command{loadCmd, runCmd, configCmd, checkCmd, initCmd, sweepCmd} {
-		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, a.args, err) })
 	}
 	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd, reportCmd, sweepCmd)
 	return root
 }
+
+const ignoreGraphDoc = "go ahead even when the store's graph does not match the configuration (no graph, other parameters, unfinished load); recorded in the results"
 
 // usageError is a command-line mistake: message plus usage, exit code 1.
 func usageError(err error) error {

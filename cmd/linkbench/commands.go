@@ -18,7 +18,6 @@ import (
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
-	"github.com/linkbench/linkbench/internal/workload"
 )
 
 // printConfig prints every effective key, its value and its origin.
@@ -103,12 +102,8 @@ func (a *app) check(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("store %s cannot be checked (it has no scan ability)", e.drv.Name)
 	}
-	if ms, ok := st.(store.MetaStore); ok {
-		if meta, err := ms.GetMeta(ctx); err == nil {
-			if v := meta[workload.MetaComplete]; v == "false" {
-				e.log.Warnf("the last load of this store did not complete")
-			}
-		}
+	if err := a.checkGraph(ctx, e, st, "check"); err != nil {
+		return err
 	}
 	res, err := check.Run(ctx, sc, check.Options{})
 	if err != nil {
@@ -139,7 +134,8 @@ func (a *app) printCheck(res *check.Result) error {
 	return nil
 }
 
-// report renders one bundle's report again, or a comparison of several.
+// report renders one bundle's report again, or compares several: a table
+// of deltas with their noise on stdout and a comparison page.
 func (a *app) report(dirs []string, out string) error {
 	var runs []*report.Results
 	var names []string
@@ -155,6 +151,11 @@ func (a *app) report(dirs []string, out string) error {
 		out = "comparison.html"
 		if len(dirs) == 1 {
 			out = filepath.Join(dirs[0], "report.html")
+		}
+	}
+	if len(runs) > 1 {
+		if err := report.WriteComparisonText(a.stdout, runs, names); err != nil {
+			return err
 		}
 	}
 	var page bytes.Buffer
@@ -248,5 +249,44 @@ func (a *app) mergeBundles(dirs []string) error {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "merged %d bundles: %d requests, %.0f requests/s; written to %s\n", len(dirs), merged.Totals.Requests, merged.Totals.OpsPerSec, dir)
+	return nil
+}
+
+// printVersion prints the version and what the results record about the
+// build and the machine.
+func (a *app) printVersion() error {
+	b := report.ReadBuild(toolVersion())
+	env := report.CurrentEnvironment()
+	fmt.Fprintf(a.stdout, "linkbench %s\n", b.Version)
+	if b.Revision != "" {
+		rev := b.Revision
+		if b.RevisionTime != "" {
+			rev += " (" + b.RevisionTime + ")"
+		}
+		if b.Modified {
+			rev += " with uncommitted changes"
+		}
+		fmt.Fprintf(a.stdout, "revision: %s\n", rev)
+	}
+	fmt.Fprintf(a.stdout, "go: %s %s/%s\n", env.GoVersion, env.OS, env.Arch)
+	cpu := env.CPUModel
+	if cpu == "" {
+		cpu = "unknown model"
+	}
+	fmt.Fprintf(a.stdout, "cpu: %d x %s\n", env.CPUs, cpu)
+	if env.Kernel != "" {
+		fmt.Fprintf(a.stdout, "kernel: %s\n", env.Kernel)
+	}
+	if env.MemoryBytes > 0 {
+		fmt.Fprintf(a.stdout, "memory: %.1f GiB\n", float64(env.MemoryBytes)/(1<<30))
+	}
+	// The zero-config data directory, or the current one.
+	dir := zeroConfigDefaults["data_dir"]
+	if _, err := os.Stat(dir); err != nil {
+		dir = "."
+	}
+	if fs := report.FileSystemOf(dir); fs.Type != "" {
+		fmt.Fprintf(a.stdout, "file system of %s: %s on %s (mounted at %s)\n", dir, fs.Type, fs.Device, fs.MountPoint)
+	}
 	return nil
 }

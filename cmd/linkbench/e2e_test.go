@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,14 @@ import (
 // exit code main would use.
 func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	return runCLIContext(t, context.Background(), dir, args...)
+	return runCLIWatching(t, dir, nil, args...)
+}
+
+// runCLIWatching is runCLI that also copies what the command writes on
+// stderr to watch as it is written, so a test can act at a given moment.
+func runCLIWatching(t *testing.T, dir string, watch io.Writer, args ...string) (string, string, int) {
+	t.Helper()
+	return runCLIWith(t, context.Background(), dir, watch, args...)
 }
 
 func repoConfig(t *testing.T, name string) string {
@@ -39,10 +47,24 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"LOAD PHASE COMPLETED.  Loaded 5000 nodes (Expected 5000). Loaded ", "REQUEST PHASE COMPLETED. ", "GET_NODE count = ", "p99.9"} {
+	for _, want := range []string{"LOAD PHASE COMPLETED.  Loaded 5000 nodes (Expected 5000). Loaded ", "REQUEST PHASE COMPLETED. ", "GET_NODE ", "p99.9 ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+	// The results are printed once, in lines narrower than a terminal; the
+	// reference's per-op lines go to the -L log for the scripts that
+	// parse them.
+	if strings.Count(out, "REQUEST PHASE COMPLETED") != 1 || strings.Contains(out, "GET_NODE count = ") {
+		t.Errorf("stdout prints the results more than once:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 160 {
+			t.Errorf("stdout line of %d columns: %q", len(l), l)
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "log.txt")); !strings.Contains(string(log), "GET_NODE count = ") {
+		t.Error("the -L log file lacks the reference's per-op lines")
 	}
 	b, err := os.ReadFile(csv)
 	if err != nil || !strings.HasPrefix(string(b), "op,count,p25_low,p25_high,p50_low,p50_high,p75_low,p75_high,p95_low,p95_high,p99_low,p99_high,max,mean,threads") {
@@ -77,7 +99,6 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 }
 
 // Reliability(load): load into a store that already holds a graph | refused unless `--truncate` (or `--resume` for an interrupted load)
-// Reliability(load): `run` with graph parameters that differ from the loaded graph | refused, listing each difference
 func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 	dir := t.TempDir()
 	small := []string{"-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=2001", "-D", "maxtime=2", "-D", "warmup_time=0", "-D", "requesters=2"}
@@ -114,7 +135,7 @@ func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 		t.Error(err)
 	}
 	// ...and refuses a different one.
-	if _, errOut, code := runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=3001"); code != 1 || !strings.Contains(errOut, "maxid1: loaded graph has 2001, config says 3001") {
+	if _, errOut, code := runCLI(t, dir, "run", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=3001"); code != 1 || !strings.Contains(errOut, "maxid1: the store's graph has 2001, the configuration says 3001 (-D)") {
 		t.Fatalf("mismatch: exit %d %s", code, errOut)
 	}
 	out, errOut, code = runCLI(t, dir, "check")
@@ -137,6 +158,7 @@ func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 }
 
 // Reliability(input): malformed value, unknown key (`--strict`), percentages off by 1e-3, NaN/Inf, negative or zero sizes, `maxid1 <= startid1`, 10 GB payloads, bad class names, missing workload or data file | one message naming the key, its file and line (or -D) and the expected form, exit 1, before anything is written
+// Reliability(output): an output that cannot be written (`--csvstats` or `--csvstream` in a missing directory, `-L`, `--cpuprofile`, a results directory under a file) | one line before the store is opened, exit 1
 func TestBadInputExitsWithOneClearLine(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.properties")
@@ -245,8 +267,14 @@ func latestBundle(t *testing.T, dir, phase string) string {
 
 func TestSweepWritesCurveAndBundles(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, dir, "sweep", "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001",
-		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1")
+	// The memory store starts empty in every process: a sweep is refused
+	// unless --ignore-graph, which the results record.
+	args := []string{"sweep", "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1"}
+	if _, errOut, code := runCLI(t, dir, args...); code != 1 || !strings.Contains(errOut, "refusing to sweep: the store holds no graph") {
+		t.Fatalf("sweep of an empty store: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, dir, append(args, "--ignore-graph")...)
 	if code != 0 || !strings.Contains(out, "SWEEP COMPLETED. 2 points.") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -255,8 +283,11 @@ func TestSweepWritesCurveAndBundles(t *testing.T) {
 	if len(sweeps) != 1 || len(points) != 2 {
 		t.Fatalf("sweep bundles %v, point bundles %v", sweeps, points)
 	}
+	if b, _ := os.ReadFile(points[0]); !strings.Contains(string(b), `"ignored": true`) {
+		t.Errorf("a point's summary.json does not record --ignore-graph:\n%.600s", b)
+	}
 	page, _ := os.ReadFile(filepath.Join(filepath.Dir(sweeps[0]), "report.html"))
-	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "latency against throughput"} {
+	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "Latency of all requests against throughput"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("sweep report lacks %s", want)
 		}

@@ -44,7 +44,7 @@ func FuzzCommandLine(f *testing.F) {
 			t.Fatalf("%q: an error without a message", args)
 		}
 		// The helpers of the other commands' flags.
-		normalizeArgs(args)
+		normalizeArgs(a.rootCmd(), args)
 		parseShard(line)
 		parseRates(line)
 	})

@@ -58,6 +58,11 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 		return err
 	}
 	defer unlock()
+	stopMetrics, err := a.startMetrics(e)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	e.log.Infof("store %s, graph ids [%d, %d), %d link types", e.drv.Name, cfg.StartID1, cfg.MaxID1, cfg.LinkTypeCount)
 	logStoreSettings(ctx, e, st)
 	if doLoad {
@@ -168,12 +173,9 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if !ok {
 		return fmt.Errorf("store %s cannot bulk load", e.drv.Name)
 	}
-	if in, ok := st.(store.Initializer); ok {
-		if err := in.Init(ctx, false); err != nil {
-			return fmt.Errorf("create schema: %w", err)
-		}
-	}
-	if err := checkSchema(ctx, st); err != nil {
+	// Over a partial graph (--truncate, --resume) an existing schema is
+	// left as it is until the tables are emptied or the load resumed.
+	if err := prepareSchema(ctx, st, a.opts.truncate || a.opts.resume || a.opts.resumeAuto); err != nil {
 		return err
 	}
 	shard, nShards, err := parseShard(a.opts.shard)
@@ -204,8 +206,13 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	case a.opts.truncate:
 		if r, ok := st.(store.Resetter); ok {
 			e.log.Infof("emptying the store before loading (--truncate)")
+			t0 := time.Now()
 			if err := r.Reset(ctx); err != nil {
 				return fmt.Errorf("truncate: %w", err)
+			}
+			e.log.Infof("store emptied in %.1f s", time.Since(t0).Seconds())
+			if err := prepareSchema(ctx, st, false); err != nil {
+				return err
 			}
 		}
 	default:
@@ -302,14 +309,21 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		}
 	}
 	e.log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
-	prog := newLoadProgress(a.stderr, e.log, cfg.ProgressFreq)
-	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnProgress: prog.update, Shard: shard, Shards: nShards}
+	prog := newLoadProgress(a.stderr, e.log, e.progressEvery)
+	hook := a.phaseHook("load")
+	var progress loadRecorder
+	lp := &workload.LoadPhase{Config: cfg, Store: bl, Graph: g, Retry: e.retry(), OnStage: prog.stage, Shard: shard, Shards: nShards,
+		OnProgress: progress.wrap(func(p workload.LoadProgress) { prog.update(p); hook() })}
+	if a.exp != nil {
+		lp.OnCollector = func(c *stats.Collector) { a.exp.BeginPhase("load", c, prog.live()) }
+		defer a.exp.EndPhase()
+	}
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
 	lp.OnPrepare = prepareProgress(e)
 	sizeBefore := sizeOf(ctx, st)
-	mon := e.monitor(ctx, 0)
+	mon := e.monitor(ctx, st, 0)
 	started := time.Now()
 	res, err := lp.Run(ctx)
 	usage, samples := mon.Stop()
@@ -328,7 +342,11 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	_, err = e.retry().Do(ctx, func() error {
 		switch {
 		case canResume && nShards > 1:
-			return journal.UpdateMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true), prefix)
+			// This shard's journal goes; its state says it is done, so a
+			// run can tell when every shard has loaded.
+			meta := workload.GraphMeta(cfg, dataHash, toolVersion(), true)
+			meta[prefix+workload.JournalState] = workload.JournalDone
+			return journal.UpdateMeta(ctx, meta, prefix)
 		case hasMeta:
 			return ms.PutMeta(ctx, workload.GraphMeta(cfg, dataHash, toolVersion(), true))
 		}
@@ -337,7 +355,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err != nil {
 		return fmt.Errorf("record graph metadata: %w", err)
 	}
-	return a.loadResults(ctx, e, st, loadOutput{res: res, started: started, usage: usage, samples: samples, sizeBefore: sizeBefore}, true)
+	return a.loadResults(ctx, e, st, loadOutput{res: res, started: started, usage: usage, samples: samples, sizeBefore: sizeBefore, progress: progress.points}, true)
 }
 
 // loadOutput is what a load measured, for loadResults.
@@ -347,6 +365,7 @@ type loadOutput struct {
 	usage       sysmon.Usage
 	samples     []sysmon.Sample
 	sizeBefore  int64
+	progress    []report.LoadPoint
 	interrupted bool
 }
 
@@ -359,17 +378,21 @@ func (a *app) loadResults(ctx context.Context, e *env, st store.Store, o loadOut
 	if o.interrupted {
 		line = strings.Replace(line, "COMPLETED", "INTERRUPTED", 1)
 	}
-	a.println(e, line)
-	var sb strings.Builder
-	report.WriteOpLines(&sb, res.Summary, cfg.Loaders+1)
-	a.print(e, sb.String())
+	a.printResults(e, res.Summary, cfg.Loaders+1, func(sb *strings.Builder) {
+		report.WriteStageTable(sb, res.Stages, res.InsertElapsed.Seconds(), res.FinishElapsed.Seconds())
+		sb.WriteString("\n")
+	}, line)
 	csvErr := a.writeCSVStats(res.Summary, cfg.Loaders+1)
 	r := a.baseResults(ctx, e, st, "load", o.started, res.Elapsed, storeOK)
 	r.Interrupted = o.interrupted
-	r.Totals = report.Totals{Nodes: res.Nodes, Links: res.Links, Counts: res.Counts, LinksPerSec: perSec(res.Links, res.Elapsed)}
+	r.Totals = report.Totals{Nodes: res.Nodes, Links: res.Links, Counts: res.Counts, LinksPerSec: perSec(res.Links, res.Elapsed),
+		InsertSec: res.InsertElapsed.Seconds(), FinishSec: res.FinishElapsed.Seconds()}
 	r.Ops = res.Summary
+	r.LoadStages = res.Stages
 	a.addUsage(e, r, o.usage, o.samples, res.Links, "link", o.sizeBefore)
 	r.Intervals = res.Collector.Series()
+	r.LoadProgress = o.progress
+	a.loadLine(e, r)
 	return errors.Join(csvErr, a.writeBundle(e, r, res.Collector))
 }
 
@@ -420,16 +443,33 @@ func prepareProgress(e *env) func(done, total int64) {
 	}
 }
 
-// monitor samples resource use; the database's local directory and server
-// processes are followed when there are any.
-func (e *env) monitor(ctx context.Context, skip time.Duration) *sysmon.Monitor {
-	o := sysmon.Options{ServerNames: []string{"postgres", "mariadbd", "mysqld", "ferretdb", "mongod"}, Skip: skip}
-	switch e.drv.Name {
-	case "sqlite", "pebble":
-		o.DataPath, _ = e.cfg.Props.Get("data_dir")
-		o.ServerNames = nil
+// prepareSchema creates the store's schema (Init is idempotent). With
+// keepExisting a schema that is already there is left as it is: after an
+// interrupted load the deferred index is missing, and creating it here
+// would build it over the partial tables before --truncate empties them or
+// before --resume adds the rest; the load's end builds it once, over
+// every row.
+func prepareSchema(ctx context.Context, st store.Store, keepExisting bool) error {
+	if keepExisting {
+		if sc, ok := st.(interface{ CheckSchema(context.Context) error }); ok && sc.CheckSchema(ctx) == nil {
+			return nil
+		}
 	}
-	return sysmon.Start(ctx, o)
+	if in, ok := st.(store.Initializer); ok {
+		if err := in.Init(ctx, false); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	}
+	return checkSchema(ctx, st)
+}
+
+// monitor samples resource use: the disk that holds the data, and the
+// database server's processes when it runs on this machine.
+func (e *env) monitor(ctx context.Context, st store.Store, skip time.Duration) *sysmon.Monitor {
+	if e.where == nil {
+		e.where = locateData(ctx, e, st)
+	}
+	return sysmon.Start(ctx, sysmon.Options{Skip: skip, DataPath: e.where.dataPath, ServerPIDs: e.where.serverPIDs})
 }
 
 func sizeOf(ctx context.Context, st store.Store) int64 {
@@ -468,70 +508,34 @@ func perSec(n int64, d time.Duration) float64 {
 	return float64(n) / d.Seconds()
 }
 
-// request runs the request phase once, or --loops times back to back
-// (each loop --loop-time seconds, with its own bundle and summary line).
+// request runs the request phase (with loops = N: N consecutive windows
+// of maxtime after one warm-up, each with its own figures and summary line).
 func (a *app) request(ctx context.Context, e *env, st store.Store) error {
-	cfg := e.cfg
-	if cfg.Requesters == 0 {
+	if e.cfg.Requesters == 0 {
 		a.println(e, "NO REQUEST PHASE CONFIGURED.")
 		return nil
 	}
-	loops := max(a.opts.loops, 1)
-	if a.opts.loopTime > 0 {
-		cfg.MaxTime = time.Duration(a.opts.loopTime * float64(time.Second))
+	if err := checkSchema(ctx, st); err != nil {
+		return err
 	}
-	var all []string
-	for i := 1; i <= loops; i++ {
-		if loops > 1 {
-			e.log.Infof("loop %d of %d (%s)", i, loops, cfg.MaxTime)
-		}
-		r, err := a.requestOnce(ctx, e, st)
-		if r != nil && loops > 1 {
-			line := fmt.Sprintf("LOOP %d/%d: %d requests, %.0f requests/s, %d errors", i, loops, r.Totals.Requests, r.Totals.OpsPerSec, r.Totals.Errors)
-			for _, o := range r.Ops {
-				if o.Name == "GET_LINKS_LIST" || o.Name == "ADD_LINK" || o.Name == "GET_NODE" {
-					line += fmt.Sprintf(", %s p99 %sms", o.Name, report.FormatMs(o.P99))
-				}
-			}
-			all = append(all, line)
-			a.println(e, line)
-		}
-		if err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			break
-		}
+	if err := a.checkGraph(ctx, e, st, "run"); err != nil {
+		return err
 	}
-	if len(all) > 1 {
-		a.println(e, "Per-loop summary:\n"+strings.Join(all, "\n"))
-	}
-	return nil
+	_, err := a.requestOnce(ctx, e, st)
+	return err
 }
 
 // requestOnce runs one request phase and returns its results (also
 // written as a bundle).
 func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.Results, error) {
+	if e.where == nil {
+		e.where = locateData(ctx, e, st)
+	}
+	loopCfg := e.cfg
+	e = loopedEnv(e)
 	cfg := e.cfg
 	if err := checkSchema(ctx, st); err != nil {
 		return nil, err
-	}
-	dataHash := ""
-	if e.data != nil {
-		dataHash = e.data.Hash()
-	}
-	if ms, ok := st.(store.MetaStore); ok {
-		meta, err := ms.GetMeta(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read graph metadata: %w", err)
-		}
-		adopted, err := workload.AdoptMeta(cfg, meta, dataHash)
-		if err != nil {
-			return nil, err
-		}
-		if len(adopted) > 0 {
-			e.log.Infof("using the loaded graph's %s", strings.Join(adopted, ", "))
-		}
 	}
 	g, err := e.graph(time.Now().UnixMilli())
 	if err != nil {
@@ -557,7 +561,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	if err != nil {
 		return nil, err
 	}
-	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry(), SeedOffset: uint64(shard)}
+	rp := &workload.RequestPhase{Config: cfg, Store: st, Graph: g, Data: e.data, Gens: gens, Retry: e.retry(), SeedOffset: uint64(shard), ProgressEvery: e.progressEvery}
 	if sched, err := openLoopSchedule(cfg); err != nil {
 		return nil, err
 	} else if sched != nil {
@@ -565,36 +569,27 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		e.log.Infof("open loop: %s arrivals, %s", map[bool]string{true: "poisson", false: "uniform"}[cfg.ArrivalPoisson], describeStages(cfg))
 	}
 	total := int64(cfg.Requesters) * cfg.Requests
-	rp.OnProgress = func(p workload.Progress) { a.requestProgress(e, p, total) }
-	var streamErr error
-	var exp *stats.Exporter
-	if a.opts.metrics != "" {
-		exp = stats.NewExporter("request")
-		rp.OnCollector = exp.WatchHistograms
-		if err := exp.Serve(a.opts.metrics); err != nil {
-			return nil, err
-		}
-		defer exp.Close()
-		e.log.Infof("live metrics at http://%s/metrics", exp.Addr())
-		rp.OnProgress = func(p workload.Progress) {
-			a.requestProgress(e, p, total)
-			if cfg.MaxTime > 0 {
-				exp.SetProgress(min(p.Elapsed.Seconds()/cfg.MaxTime.Seconds(), 1))
-			}
-		}
+	hook := a.phaseHook("request")
+	rp.OnProgress = func(p workload.Progress) {
+		a.requestProgress(e, p, total)
+		hook()
 	}
+	if a.exp != nil {
+		rp.OnCollector = func(c *stats.Collector) { a.exp.BeginPhase("request", c, requestLive(cfg, rp)) }
+		defer a.exp.EndPhase()
+	}
+	var streamErr error
 	rp.OnInterval = func(iv stats.Interval) {
-		if exp != nil {
-			exp.Observe(iv)
-		}
 		if stream != nil && streamErr == nil {
 			streamErr = stream.Write(iv)
 		}
 	}
 	sizeBefore := sizeOf(ctx, st)
-	mon := e.monitor(ctx, cfg.WarmupTime) // the warm-up is not measured
+	mon := e.monitor(ctx, st, cfg.WarmupTime) // the warm-up is not measured
+	loops := trackLoops(ctx, e, st, rp, mon, loopCfg)
 	started := time.Now()
 	res, runErr := rp.Run(ctx)
+	loops.finish()
 	usage, samples := mon.Stop()
 	if res == nil {
 		return nil, runErr
@@ -616,12 +611,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		e.log.Infof("ThreadID = %d total requests = %d requests/second = %.0f found = %d not found = %d history queries = %d/%d failed = %d",
 			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.Requests, t.Failed)
 	}
-	var sb strings.Builder
-	report.WriteOpLines(&sb, res.Summary, cfg.Requesters)
-	sb.WriteString("\n")
-	report.WriteTable(&sb, res.Summary)
-	a.print(e, sb.String())
-	a.println(e, report.RequestLine(res.Requests, res.Elapsed))
+	a.printResults(e, res.Summary, cfg.Requesters, nil, report.RequestLine(res.Requests, res.Elapsed))
 	// A failure to write one output does not keep the others from being
 	// written; it is reported at the end.
 	csvErr := a.writeCSVStats(res.Summary, cfg.Requesters)
@@ -629,12 +619,15 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	e.hung = e.hung || hung
 	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed, !hung)
 	r.Interrupted = res.Interrupted
-	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, TimedOut: res.TimedOut, OpsPerSec: perSec(res.Requests, res.Elapsed)}
+	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, Reconnects: res.Reconnects, TimedOut: res.TimedOut, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
+	r.AllOps = report.AllOpsSummary(res.Collector.Histograms(), res.Elapsed.Seconds())
 	a.addUsage(e, r, usage, samples, res.Requests, "request", sizeBefore)
 	r.Threads = res.Threads
 	r.Intervals = res.Series
 	r.Stages, r.MaxBacklog = res.Stages, res.MaxBacklog
+	r.WarmupSec = cfg.WarmupTime.Seconds()
+	a.loopResults(e, r, loops)
 	for _, st := range res.Stages {
 		line := fmt.Sprintf("STAGE %s: %d requests, %.0f requests/s, %d errors", st.Name, st.Count, st.OpsPerSec, st.Errors)
 		for _, o := range st.Ops {
@@ -749,6 +742,23 @@ func workloadGens(e *env) (workload.Gens, error) { return workload.NewGens(e.cfg
 
 func (a *app) println(e *env, s string) { a.print(e, s+"\n") }
 
+// printResults prints a phase's final results once: what before writes
+// (if any), the per-op table and the completion line scripts parse. The
+// reference's per-op lines ("OP count = N  p25 = ...", wider than a
+// terminal) go to the -L log file only, beside -csvstats and the bundle.
+func (a *app) printResults(e *env, ops []stats.OpSummary, threads int, before func(*strings.Builder), completed string) {
+	var sb strings.Builder
+	if before != nil {
+		before(&sb)
+	}
+	report.WriteTable(&sb, ops)
+	sb.WriteString(completed + "\n")
+	fmt.Fprint(a.stdout, sb.String())
+	var ref strings.Builder
+	report.WriteOpLines(&ref, ops, threads)
+	e.log.toFile(ref.String() + sb.String())
+}
+
 func (a *app) print(e *env, s string) {
 	fmt.Fprint(a.stdout, s)
 	e.log.toFile(s)
@@ -777,6 +787,16 @@ func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase str
 		SchemaVersion: report.SchemaVersion, Phase: phase, ToolVersion: toolVersion(),
 		StartedAt: started, ElapsedSec: elapsed.Seconds(), Store: e.drv.Name,
 		Environment: report.CurrentEnvironment(),
+	}
+	if phase == "request" {
+		r.GraphCheck = a.graphCheck
+	}
+	b := report.ReadBuild(toolVersion())
+	r.Environment.Build = &b
+	r.Environment.CommandLine = append([]string{"linkbench"}, report.RedactArgs(a.args)...)
+	if dp, ok := st.(store.DataPather); ok {
+		fs := report.FileSystemOf(dp.DataPath())
+		r.Environment.DataFS = &fs
 	}
 	for _, en := range e.cfg.Props.Entries() {
 		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: a.scrub.String(secret.Redact(en.Key, en.Value)), Origin: en.OriginText()})

@@ -3,11 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/linkbench/linkbench/internal/workload"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -23,51 +27,204 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// loadProgress shows a progress bar with ETA on a terminal, and a log line
-// every progressfreq otherwise.
+// loadProgress shows the load's progress: on a terminal one bar that
+// names the stage under way, its rate and the elapsed time (log lines
+// print above it); otherwise a log line every progressfreq. Stage starts
+// and ends are logged in both cases.
 type loadProgress struct {
 	log   *logger
 	every time.Duration
 	last  time.Time
+	start time.Time
 	p     *mpb.Progress
 	bar   *mpb.Bar
+
+	mu     sync.Mutex
+	cur    workload.LoadProgress
+	at     time.Time       // when cur was taken
+	active map[string]bool // stages seen, true while under way
 }
 
 func newLoadProgress(w io.Writer, log *logger, every time.Duration) *loadProgress {
-	lp := &loadProgress{log: log, every: every, last: time.Now()}
+	lp := &loadProgress{log: log, every: every, last: time.Now(), start: time.Now(),
+		active: map[string]bool{"links": true, "counts": true}}
 	if every <= 0 {
 		lp.every = 10 * time.Second
 	}
 	if isTerminal(w) {
-		lp.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
+		lp.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(200*time.Millisecond))
+		log.redirect(lp.p)
 	}
 	return lp
 }
 
+// snapshot is the last progress, advanced to now.
+func (lp *loadProgress) snapshot() workload.LoadProgress {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	p := lp.cur
+	if !lp.at.IsZero() {
+		d := time.Since(lp.at)
+		p.Elapsed += d
+		if p.Stage != "" {
+			p.StageElapsed += d
+		}
+	} else {
+		p.Elapsed = time.Since(lp.start)
+	}
+	return p
+}
+
 func (lp *loadProgress) update(p workload.LoadProgress) {
+	lp.mu.Lock()
+	lp.cur, lp.at = p, time.Now()
+	if _, seen := lp.active["nodes"]; !seen && p.NodesTotal > 0 {
+		lp.active["nodes"] = true
+	}
+	lp.mu.Unlock()
 	if lp.p != nil {
 		if lp.bar == nil {
+			left := func(decor.Statistics) string { l, _ := loadStatus(lp.snapshot()); return l }
+			right := func(decor.Statistics) string { _, r := loadStatus(lp.snapshot()); return r }
 			lp.bar = lp.p.New(max(p.LinksTotal, 1), mpb.BarStyle(),
-				mpb.PrependDecorators(decor.Name("links "), decor.CountersNoUnit("%d / %d")),
-				mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5}), decor.Name("  ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+				mpb.PrependDecorators(decor.Any(left)), mpb.AppendDecorators(decor.Any(right)))
 		}
 		lp.bar.SetCurrent(p.Links)
 		return
 	}
-	if time.Since(lp.last) < lp.every && p.Links < p.LinksTotal {
+	if time.Since(lp.last) < lp.every {
 		return
 	}
 	lp.last = time.Now()
-	pct := 0.0
-	if p.LinksTotal > 0 {
-		pct = 100 * float64(p.Links) / float64(p.LinksTotal)
+	l, r := loadStatus(p)
+	lp.log.Infof("%s %s", l, r)
+}
+
+// stage logs the start and end of the load's stages.
+func (lp *loadProgress) stage(ev workload.StageEvent) {
+	s := ev.Stage
+	lp.mu.Lock()
+	lp.active[s.Name] = !ev.Done
+	lp.mu.Unlock()
+	switch {
+	case !ev.Done && s.Rows > 0:
+		lp.log.Infof("stage %s: started (%s rows)", s.Name, withCommas(s.Rows))
+	case !ev.Done:
+		lp.log.Infof("stage %s: started", s.Name)
+	case s.Rows > 0 && s.Seconds() > 0:
+		lp.log.Infof("stage %s: %s rows in %.1f s (%s rows/s)", s.Name, withCommas(s.Rows), s.Seconds(), withCommas(int64(s.RowsPerSec)))
+	default:
+		lp.log.Infof("stage %s: done in %.1f s", s.Name, s.Seconds())
 	}
+}
+
+// live are the load's figures for the metrics exporter.
+func (lp *loadProgress) live() stats.Live {
+	return stats.Live{
+		Progress: func() float64 {
+			p := lp.snapshot()
+			if p.LinksTotal <= 0 {
+				return 0
+			}
+			return float64(p.Links) / float64(p.LinksTotal)
+		},
+		LoadStages: func() map[string]bool {
+			lp.mu.Lock()
+			defer lp.mu.Unlock()
+			return maps.Clone(lp.active)
+		},
+		LoadRows: func() (int64, int64, int64) {
+			p := lp.snapshot()
+			return p.Nodes, p.Links, p.Counts
+		},
+	}
+}
+
+// loadStatus renders a load's progress as the text left and right of the
+// bar: the elapsed time and the stage under way, then its figures.
+func loadStatus(p workload.LoadProgress) (left, right string) {
+	el := fmt.Sprintf("[%s]", clock(p.Elapsed))
 	rate := 0.0
 	if s := p.Elapsed.Seconds(); s > 0 {
 		rate = float64(p.Links) / s
 	}
-	lp.log.Infof("%d/%d links loaded (%.1f%%) at %.0f links/s, %d/%d nodes, %d counts, %s elapsed",
-		p.Links, p.LinksTotal, pct, rate, p.Nodes, p.NodesTotal, p.Counts, p.Elapsed.Truncate(time.Second))
+	if !p.Finishing {
+		pct := 100.0
+		if p.LinksTotal > 0 {
+			pct = 100 * float64(p.Links) / float64(p.LinksTotal)
+		}
+		left = fmt.Sprintf("%s inserting links %s/%s", el, short(p.Links), short(p.LinksTotal))
+		right = fmt.Sprintf("%5.1f%% %s links/s", pct, short(int64(rate)))
+		if p.NodesTotal > 0 {
+			right += fmt.Sprintf(", nodes %s/%s", short(p.Nodes), short(p.NodesTotal))
+		}
+		if rate > 0 && p.Links < p.LinksTotal {
+			eta := time.Duration(float64(p.LinksTotal-p.Links) / rate * float64(time.Second))
+			right += ", inserts ETA " + clock(eta)
+		}
+		return left, right
+	}
+	if s := p.InsertElapsed.Seconds(); s > 0 {
+		rate = float64(p.Links) / s
+	}
+	stage := "finishing"
+	if p.Stage != "" {
+		stage = p.Stage + " " + clock(p.StageElapsed)
+		if p.StageRows > 0 {
+			stage += " (" + short(p.StageRows) + " rows)"
+		}
+	}
+	left = fmt.Sprintf("%s %s", el, stage)
+	right = fmt.Sprintf("inserts done in %s: %s links at %s links/s", clock(p.InsertElapsed), short(p.Links), short(int64(rate)))
+	return left, right
+}
+
+// clock renders d as m:ss (or h:mm:ss).
+func clock(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// short renders n with three significant digits and a k/M/G suffix.
+func short(n int64) string {
+	v := float64(n)
+	for _, u := range []struct {
+		div float64
+		suf string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= u.div {
+			x := v / u.div
+			switch {
+			case x >= 100:
+				return fmt.Sprintf("%.0f%s", x, u.suf)
+			case x >= 10:
+				return fmt.Sprintf("%.1f%s", x, u.suf)
+			}
+			return fmt.Sprintf("%.2f%s", x, u.suf)
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// withCommas renders n with thousands separators.
+func withCommas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }
 
 func (lp *loadProgress) finish() {
@@ -76,40 +233,64 @@ func (lp *loadProgress) finish() {
 			lp.bar.SetTotal(-1, true)
 		}
 		lp.p.Wait()
+		lp.log.redirect(nil)
 	}
 }
 
-// requestProgress prints the reference's progress line plus per-op p50/p99
-// and errors of the last period.
+// requestProgress logs one compact line per progress interval (and the
+// per-op block after it with --per-op).
 func (a *app) requestProgress(e *env, p workload.Progress, total int64) {
-	cfg := e.cfg
 	if p.Warmup {
-		e.log.Infof("warming up for %s (not measured)", cfg.WarmupTime)
+		e.log.Infof("warming up for %s (not measured)", e.cfg.WarmupTime)
 		return
 	}
-	var sb strings.Builder
-	if total > 0 {
-		fmt.Fprintf(&sb, "%d/%d requests finished: %.1f%% complete at %.0f ops/sec %d/%d secs elapsed: %.1f%% of time limit used",
-			p.Done, total, 100*float64(p.Done)/float64(total), p.Interval.OpsPerSec,
-			int64(p.Elapsed.Seconds()), int64(cfg.MaxTime.Seconds()), 100*p.Elapsed.Seconds()/cfg.MaxTime.Seconds())
-	} else {
-		fmt.Fprintf(&sb, "%d requests finished at %.0f ops/sec %d/%d secs elapsed: %.1f%% of time limit used",
-			p.Done, p.Interval.OpsPerSec, int64(p.Elapsed.Seconds()), int64(cfg.MaxTime.Seconds()), 100*p.Elapsed.Seconds()/cfg.MaxTime.Seconds())
+	line := progressLine(p, e.cfg.MaxTime, total)
+	if a.opts.perOp {
+		line += perOpBlock(p.Window)
 	}
-	if p.Interval.Errors > 0 {
-		fmt.Fprintf(&sb, " errors = %d", p.Interval.Errors)
+	e.log.Infof("%s", line)
+}
+
+// progressLine is the one-line summary of a progress window, in the manner
+// of sysbench's: elapsed (of the time limit), throughput, p50 and p99 over
+// every op, errors and retries per second, reconnects; then the requests
+// done of a request-limited run, the requesters still running when some
+// have stopped, and an open loop's backlog.
+func progressLine(p workload.Progress, maxTime time.Duration, total int64) string {
+	w := p.Window
+	perSec := func(n int64) float64 {
+		if w.Seconds <= 0 {
+			return 0
+		}
+		return float64(n) / w.Seconds
+	}
+	var sb strings.Builder
+	el := fmt.Sprintf("%ds", int64(p.Elapsed.Seconds()))
+	if maxTime > 0 {
+		el += fmt.Sprintf("/%ds", int64(maxTime.Seconds()))
+	}
+	fmt.Fprintf(&sb, "[%9s] %8.0f ops/s  p50 %7s ms  p99 %7s ms  err/s %6.1f  retry/s %6.1f  reconn %d",
+		el, w.OpsPerSec, report.FormatMs(w.All.P50), report.FormatMs(w.All.P99), perSec(w.Errors), perSec(w.Retries), w.Reconnects)
+	if total > 0 {
+		fmt.Fprintf(&sb, "  done %.1f%%", 100*float64(p.Done)/float64(total))
 	}
 	if p.Backlog >= 1 {
-		fmt.Fprintf(&sb, " backlog = %.0f requests behind the arrival schedule", p.Backlog)
+		fmt.Fprintf(&sb, "  backlog %.0f", p.Backlog)
 	}
-	for _, s := range p.Interval.Ops {
+	return sb.String()
+}
+
+// perOpBlock is the per-op figures of a progress window, one line each.
+func perOpBlock(w stats.Window) string {
+	var sb strings.Builder
+	for _, s := range w.Ops {
 		if s.Name == "RANGE_SIZE" {
 			continue
 		}
-		fmt.Fprintf(&sb, "\n    %-15s p50 %sms p99 %sms", s.Name, report.FormatMs(s.P50), report.FormatMs(s.P99))
+		fmt.Fprintf(&sb, "\n    %-16s %8.0f ops/s  p50 %7s ms  p99 %7s ms", s.Name, s.OpsPerSec, report.FormatMs(s.P50), report.FormatMs(s.P99))
 		if s.Errors > 0 {
-			fmt.Fprintf(&sb, " errors %d", s.Errors)
+			fmt.Fprintf(&sb, "  errors %d", s.Errors)
 		}
 	}
-	e.log.Infof("%s", sb.String())
+	return sb.String()
 }

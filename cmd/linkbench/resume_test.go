@@ -32,7 +32,7 @@ func TestResumeAfterCtrlC(t *testing.T) {
 	var seen []string
 	for sc.Scan() {
 		seen = append(seen, sc.Text())
-		if strings.Contains(sc.Text(), "links loaded") && !strings.Contains(sc.Text(), " 0/") {
+		if strings.Contains(sc.Text(), "inserting links") && !strings.Contains(sc.Text(), " 0/") {
 			break
 		}
 	}

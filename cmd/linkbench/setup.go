@@ -52,6 +52,16 @@ type logger struct {
 	out   io.Writer
 	f     *os.File
 	scrub *secret.Scrubber
+	// via, when set, takes the lines meant for out (a progress bar that
+	// prints them above itself).
+	via io.Writer
+}
+
+// redirect sends the lines meant for stderr through w (nil: back to stderr).
+func (l *logger) redirect(w io.Writer) {
+	l.mu.Lock()
+	l.via = w
+	l.mu.Unlock()
 }
 
 func (l *logger) logf(level, format string, args ...any) {
@@ -59,7 +69,11 @@ func (l *logger) logf(level, format string, args ...any) {
 	line = l.scrub.String(line)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	io.WriteString(l.out, line)
+	if l.via != nil {
+		io.WriteString(l.via, line)
+	} else {
+		io.WriteString(l.out, line)
+	}
 	if l.f != nil {
 		io.WriteString(l.f, line)
 	}
@@ -90,6 +104,12 @@ type env struct {
 	log  *logger
 	data *dist.DataFile
 	drv  *store.Driver
+	// progressEvery is the time between progress lines: the flag
+	// --progress-interval, else progressfreq.
+	progressEvery time.Duration
+	// where says where the data and the server are, for resource
+	// measurements (found once per command).
+	where *dataLocation
 	// desc is what the store said about itself before the phase, for
 	// results written when it no longer answers; hung is set when the
 	// store stopped answering.
@@ -152,7 +172,14 @@ func (a *app) setup() (*env, error) {
 		lg.close()
 		return nil, fmt.Errorf("store %q (%s): %w", cfg.Store, cfg.Props.Where("store"), err)
 	}
-	e := &env{cfg: cfg, log: lg, drv: drv}
+	e := &env{cfg: cfg, log: lg, drv: drv, progressEvery: cfg.ProgressFreq}
+	if a.opts.progressEvery < 0 || a.opts.progressEvery > 1e6 {
+		lg.close()
+		return nil, fmt.Errorf("--progress-interval %g: expected seconds between progress lines, e.g. 10", a.opts.progressEvery)
+	}
+	if a.opts.progressEvery > 0 {
+		e.progressEvery = time.Duration(a.opts.progressEvery * float64(time.Second))
+	}
 	if e.data, err = cfg.LoadData(); err != nil {
 		lg.close()
 		return nil, fmt.Errorf("data_file: %w", err)

@@ -51,7 +51,7 @@ func TestSignalsStopCleanly(t *testing.T) {
 		sc := bufio.NewScanner(stderr)
 		started := false
 		for sc.Scan() {
-			if strings.Contains(sc.Text(), "requests finished") {
+			if strings.Contains(sc.Text(), " ops/s  p50 ") {
 				started = true
 				break
 			}

@@ -56,9 +56,20 @@ func (a *app) sweep(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
+	stopMetrics, err := a.startMetrics(e)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	if err := checkSchema(ctx, st); err != nil {
+		return err
+	}
+	if err := a.checkGraph(ctx, e, st, "sweep"); err != nil {
+		return err
+	}
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
 	sw := &report.Sweep{SchemaVersion: report.SchemaVersion, Store: e.drv.Name, PointSec: a.opts.pointTime}
-	cfg.Requests, cfg.Stages, cfg.MaxTime = 0, "", pointTime
+	cfg.Requests, cfg.Stages, cfg.MaxTime, cfg.Loops = 0, "", pointTime, 1
 	var rates []float64
 	if a.opts.rates != "" {
 		if rates, err = parseRates(a.opts.rates); err != nil {
@@ -87,7 +98,7 @@ func (a *app) sweep(ctx context.Context) error {
 		cfg.ArrivalRate = rate
 		r, err := a.requestOnce(ctx, e, st)
 		if r != nil {
-			sw.Points = append(sw.Points, report.SweepPoint{OfferedRate: rate, AchievedRate: r.Totals.OpsPerSec, Errors: r.Totals.Errors, Ops: r.Ops, Bundle: a.lastBundle})
+			sw.Points = append(sw.Points, report.SweepPoint{OfferedRate: rate, AchievedRate: r.Totals.OpsPerSec, Errors: r.Totals.Errors, Ops: r.Ops, AllOps: r.AllOps, Bundle: a.lastBundle})
 		}
 		if err != nil {
 			return err
@@ -103,6 +114,9 @@ func (a *app) sweep(ctx context.Context) error {
 		fmt.Fprintf(&tb, "%12.0f %12.0f %8d\n", p.OfferedRate, p.AchievedRate, p.Errors)
 	}
 	a.print(e, tb.String())
+	for _, w := range report.SweepWarnings(sw) {
+		e.log.Warnf("%s", w)
+	}
 	e.log.Infof("sweep report written to %s", filepath.Join(dir, "report.html"))
 	return nil
 }

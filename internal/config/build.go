@@ -214,6 +214,7 @@ func (b *builder) build() {
 	c.MaxTimeGrace = b.seconds("maxtime_grace")
 	c.OpTimeout = b.seconds("op_timeout")
 	c.WarmupTime = b.seconds("warmup_time")
+	c.Loops = b.int("loops", 1)
 	c.RequestRandomSeed = b.seed("request_random_seed")
 	c.MaxFailedRequests = b.int64("max_failed_requests", -1<<62)
 	sum := 0.0

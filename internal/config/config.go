@@ -46,11 +46,14 @@ type Config struct {
 	BulkInsertKB    int // node batch size cap in KiB, 0 = none
 
 	// Request phase.
-	Requesters        int
-	Requests          int64   // per requester
-	RequestRate       float64 // ops/s per requester, 0 = unthrottled
-	MaxTime           time.Duration
-	WarmupTime        time.Duration
+	Requesters  int
+	Requests    int64   // per requester
+	RequestRate float64 // ops/s per requester, 0 = unthrottled
+	MaxTime     time.Duration
+	WarmupTime  time.Duration
+	// Loops is the number of consecutive measurement windows of MaxTime
+	// each in one request phase (key loops, at least 1).
+	Loops             int
 	RequestRandomSeed int64
 	// MaxFailedRequests stops a requester after that many failures;
 	// negative = never.

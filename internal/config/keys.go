@@ -84,6 +84,7 @@ var coreKeys = []Key{
 	{"requestrate", "0", "requests/s per requester with exponential gaps (0 = as fast as possible)", "request"},
 	{"maxtime", "100000", "seconds of the request phase after the warm-up", "request"},
 	{"warmup_time", "0", "seconds of unmeasured requests before maxtime starts", "request"},
+	{"loops", "1", "consecutive measurement windows of maxtime seconds in one request phase (one warm-up); each gets its own figures and summary line", "request"},
 	{"request_random_seed", "", "seed of the request streams (default: time-based, recorded)", "request"},
 	{"max_failed_requests", "100", "a requester stops after more failures than this (negative = never)", "request"},
 	{"op_timeout", "60", "seconds one operation (request, or bulk call of a load) may take, retries included, before it is abandoned and counted as failed: the deadline that ends the wait on a hung or unreachable server (0 = none)", "driver"},

@@ -137,14 +137,27 @@ func Load(src Source) (*Config, []string, error) {
 			}
 		}
 	}
-	// Unknown keys.
+	// Unknown keys, with the nearest known one.
+	var known []string
 	for k, e := range fileKeys {
 		if _, ok := knownKeys[k]; ok || src.ExtraKeys[k] {
 			continue
 		}
+		if known == nil {
+			known = KeyNames()
+			for x := range src.ExtraKeys {
+				known = append(known, x)
+			}
+		}
 		msg := fmt.Sprintf("unknown key %s (%s)", Printable(k), e.OriginText())
+		hint := ""
+		if s, ok := Suggest(k, known); ok {
+			hint = "did you mean " + s + "? "
+		}
 		if src.Strict {
-			fail("%s; remove it or check its spelling", msg)
+			fail("%s; %sremove it or check its spelling", msg, hint)
+		} else if hint != "" {
+			warnings = append(warnings, msg+"; "+strings.TrimSuffix(hint, " ")+" (ignored)")
 		} else {
 			warnings = append(warnings, msg+"; ignored")
 		}

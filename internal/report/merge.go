@@ -101,28 +101,17 @@ func Merge(runs []*Results, hists []map[graph.Op]*hdr.Histogram) (*Results, map[
 	for _, op := range ops {
 		s := *counts[op]
 		if h := merged[op]; h != nil {
-			scale := 1e6
-			if op == graph.RangeSize {
-				scale = 1
-			}
-			s.Percentiles = percentilesOf(h, scale)
+			s.Percentiles = stats.PercentilesOf(op, h)
 		}
 		out.Ops = append(out.Ops, s)
 	}
 	out.Curves = PercentileCurves(merged)
+	out.AllOps = AllOpsSummary(merged, elapsed)
 	out.Intervals = alignIntervals(runs)
+	// Per-process loops, summary lines and load progress do not add up
+	// into one run's: the merged bundle has none.
+	out.Loops, out.SummaryLines, out.LoadProgress = nil, nil, nil
 	return &out, merged, nil
-}
-
-// percentilesOf summarises a histogram (ns -> ms with scale 1e6).
-func percentilesOf(h *hdr.Histogram, scale float64) stats.Percentiles {
-	q := []float64{25, 50, 75, 90, 95, 99, 99.9}
-	v := h.ValueAtPercentilesSlice(q)
-	return stats.Percentiles{
-		Min: float64(h.Min()) / scale, P25: float64(v[0]) / scale, P50: float64(v[1]) / scale, P75: float64(v[2]) / scale,
-		P90: float64(v[3]) / scale, P95: float64(v[4]) / scale, P99: float64(v[5]) / scale, P999: float64(v[6]) / scale,
-		Max: float64(h.Max()) / scale, Mean: h.Mean() / scale,
-	}
 }
 
 // alignIntervals sums the runs' intervals that end in the same wall-clock second.

@@ -49,7 +49,7 @@ func TestMergeShardsIsExact(t *testing.T) {
 	if hists[graph.GetNode].TotalCount() != 2000 {
 		t.Errorf("merged histogram has %d values", hists[graph.GetNode].TotalCount())
 	}
-	if len(m.Intervals) != 3 || m.Intervals[0].Count != 200 {
+	if len(m.Intervals) != 12 || m.Intervals[0].Count != 200 {
 		t.Errorf("aligned intervals %+v", m.Intervals)
 	}
 }

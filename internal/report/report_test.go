@@ -21,16 +21,19 @@ func sampleResults(store string, scale float64) *Results {
 		Store: store, StoreVersion: store + " 1.0", StoreSettings: map[string]string{"sync": "on"},
 		Config: []ConfigEntry{{Key: "maxid1", Value: "100001", Origin: "-D"}}, Environment: Environment{Hostname: "h", OS: "linux", Arch: "amd64", CPUs: 2},
 		Totals: Totals{Requests: 300, OpsPerSec: 100 * scale}}
-	for i := 1; i <= 3; i++ {
+	for i := 1; i <= 12; i++ {
+		wobble := 1 + 0.05*float64(i%3-1) // a little per-interval noise
+		n := int64(100 * scale * wobble)
 		iv := stats.Interval{Start: time.Duration(i-1) * time.Second, End: time.Duration(i) * time.Second, EndTime: start.Add(time.Duration(i) * time.Second),
-			Count: 100, OpsPerSec: 100 * scale}
+			DurationSec: 1, Count: n, OpsPerSec: float64(n)}
 		for _, op := range []graph.Op{graph.GetNode, graph.AddLink} {
-			s := stats.OpSummary{Op: op, Name: op.String(), Count: 50, OpsPerSec: 50}
-			s.P50, s.P99, s.Max = 0.1*float64(i)*scale, 1*float64(i)*scale, 2*float64(i)*scale
+			s := stats.OpSummary{Op: op, Name: op.String(), Count: n / 2, OpsPerSec: float64(n / 2)}
+			s.Min, s.P25, s.P50, s.P75, s.P90, s.P95 = 0.05*wobble*scale, 0.08*wobble*scale, 0.1*wobble*scale, 0.15*wobble*scale, 0.3*wobble*scale, 0.5*wobble*scale
+			s.P99, s.P999, s.Max = 1*wobble*scale, 1.5*wobble*scale, 2*wobble*scale
 			iv.Ops = append(iv.Ops, s)
 		}
 		r.Intervals = append(r.Intervals, iv)
-		r.Resources = append(r.Resources, sysmon.Sample{Time: iv.EndTime, DriverCPUPct: 50, UserPct: 30, WriteKBPerSec: 100})
+		r.Resources = append(r.Resources, sysmon.Sample{Time: iv.EndTime, DriverCPUPct: 50 * wobble, UserPct: 30, WriteKBPerSec: 100})
 	}
 	r.Ops = r.Intervals[0].Ops
 	h := hdr.New(1, 3600e9, 3)
@@ -48,18 +51,22 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, id := range []string{"throughput", "p50", "p99", "max", "distribution", "mix", "errors", "cpu", "disk"} {
-		i := strings.Index(page, `<svg id="`+id+`"`)
+	for _, id := range []string{"throughput", "latency", "throughput-per-op", "latency-per-op", "distribution", "mix", "errors", "cpu", "disk"} {
+		i := strings.Index(page, ` id="`+id+`"`)
 		if i < 0 {
 			t.Errorf("chart %s missing", id)
 			continue
 		}
-		chart := page[i : i+strings.Index(page[i:], "</svg>")]
+		end := "</svg>"
+		if strings.HasSuffix(page[:i], `<div class="panels"`) {
+			end = "</div></div>"
+		}
+		chart := page[i : i+strings.Index(page[i:], end)]
 		if !strings.Contains(chart, "<polyline") && !strings.Contains(chart, `class="bar"`) {
 			t.Errorf("chart %s is empty", id)
 		}
 	}
-	for _, want := range []string{"latency (ms, log)", "time (s)", "maxid1", "Efficiency (per request)", "<!DOCTYPE html>"} {
+	for _, want := range []string{"latency (ms, log)", "time since measurement began (s)", "maxid1", "Efficiency (per request)", "<!DOCTYPE html>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -75,7 +82,7 @@ func TestComparisonPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{"LinkBench comparison", "2.00x", `<svg id="throughput"`, "b GET_NODE"} {
+	for _, want := range []string{"LinkBench comparison", "B against A", "+100.0%", "SIGNIFICANT, better", `<svg id="throughput"`, `data-run="B"`, "⚠ store differs"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("comparison lacks %q", want)
 		}
@@ -114,7 +121,7 @@ func TestResultsJSONSchema(t *testing.T) {
 		t.Error("bundle lacks report.html")
 	}
 	back, err := ReadBundle(dir)
-	if err != nil || back.Store != "memory" || len(back.Intervals) != 3 {
+	if err != nil || back.Store != "memory" || len(back.Intervals) != 12 {
 		t.Fatalf("ReadBundle: %v %+v", err, back)
 	}
 }

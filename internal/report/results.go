@@ -26,24 +26,39 @@ type ConfigEntry struct {
 	Origin string `json:"origin"`
 }
 
-// Environment describes the machine that ran the driver.
+// Environment describes the machine that ran the driver and how.
 type Environment struct {
-	Hostname  string `json:"hostname"`
-	OS        string `json:"os"`
-	Arch      string `json:"arch"`
-	CPUs      int    `json:"cpus"`
-	GoVersion string `json:"go_version"`
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	CPUs        int    `json:"cpus"`
+	CPUModel    string `json:"cpu_model,omitempty"`
+	Kernel      string `json:"kernel,omitempty"`
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
+	GoVersion   string `json:"go_version"`
+	// Build is the linkbench binary; CommandLine how it was run
+	// (passwords hidden).
+	Build       *Build   `json:"build,omitempty"`
+	CommandLine []string `json:"command_line,omitempty"`
+	// DataFS is the file system under an embedded store's data.
+	DataFS *DataFS `json:"data_fs,omitempty"`
 }
 
 // Totals are the phase-wide figures.
 type Totals struct {
-	Requests    int64   `json:"requests,omitempty"`
-	Errors      int64   `json:"errors"`
+	Requests int64 `json:"requests,omitempty"`
+	Errors   int64 `json:"errors"`
+	// Reconnects are the requests that failed on a lost connection.
+	Reconnects  int64   `json:"reconnects,omitempty"`
 	OpsPerSec   float64 `json:"ops_per_sec"`
 	Nodes       int64   `json:"nodes,omitempty"`
 	Links       int64   `json:"links,omitempty"`
 	Counts      int64   `json:"counts,omitempty"`
 	LinksPerSec float64 `json:"links_per_sec,omitempty"`
+	// InsertSec is the part of a load spent inserting rows, FinishSec the
+	// store's finishing work after it (index builds, statistics, flushes).
+	InsertSec float64 `json:"insert_sec,omitempty"`
+	FinishSec float64 `json:"finish_sec,omitempty"`
 	// TimedOut counts the requests abandoned because the store did not
 	// answer (op_timeout, or the phase's end): they are errors too.
 	TimedOut int64 `json:"timed_out,omitempty"`
@@ -77,11 +92,52 @@ type Results struct {
 	Efficiency *sysmon.PerOp `json:"efficiency,omitempty"`
 	// Stages are the per-stage results of a staged open-loop run.
 	Stages []stats.SegmentSummary `json:"stages,omitempty"`
+	// LoadStages are a load's stages: nodes, links and counts inserted
+	// (overlapping) and each step of the store's finishing work.
+	LoadStages []stats.Stage `json:"load_stages,omitempty"`
 	// MaxBacklog is the largest open-loop backlog seen (requests due but
 	// not started): non-zero when the store could not keep up.
 	MaxBacklog float64 `json:"max_backlog,omitempty"`
 	// SizeBefore is the store size on disk when the phase started.
 	SizeBefore int64 `json:"size_before_bytes,omitempty"`
+	// GraphCheck is how the store's graph compared with the configuration
+	// before a request phase.
+	GraphCheck *GraphCheck `json:"graph_check,omitempty"`
+	// AllOps is the latency of every request together (from the merged
+	// histograms of the request ops).
+	AllOps *stats.OpSummary `json:"all_ops,omitempty"`
+	// WarmupSec is the unmeasured warm-up that preceded the intervals.
+	WarmupSec float64 `json:"warmup_sec,omitempty"`
+	// SummaryLines are the one-line summaries of the load or of every
+	// request loop (also in summary.tsv).
+	SummaryLines []SummaryLine `json:"summary_lines,omitempty"`
+	// Loops are the per-loop results of a request phase with loops > 1.
+	Loops []Loop `json:"loops,omitempty"`
+	// LoadProgress is the load's cumulative row counts at every interval
+	// (for rates in links/s).
+	LoadProgress []LoadPoint `json:"load_progress,omitempty"`
+}
+
+// GraphCheck records the comparison of the store's graph with the
+// configuration.
+type GraphCheck struct {
+	// Adopted are the graph parameters taken from the store's record
+	// because the user did not set them ("maxid1=20001").
+	Adopted []string `json:"adopted,omitempty"`
+	// Unrecorded is set when the graph had no record to compare with.
+	Unrecorded bool `json:"unrecorded,omitempty"`
+	// Ignored is set when the run went ahead despite Problems
+	// (--ignore-graph): its figures describe another graph than configured.
+	Ignored  bool     `json:"ignored,omitempty"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// LoadPoint is how far a load was at a time.
+type LoadPoint struct {
+	Sec    float64 `json:"sec"`
+	Links  int64   `json:"links"`
+	Nodes  int64   `json:"nodes"`
+	Counts int64   `json:"counts"`
 }
 
 // curvePercentiles are the points of a latency percentile curve.
@@ -107,7 +163,9 @@ func PercentileCurves(hists map[graph.Op]*hdr.Histogram) map[string][][2]float64
 // CurrentEnvironment reads the facts of this machine.
 func CurrentEnvironment() Environment {
 	h, _ := os.Hostname()
-	return Environment{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	e := Environment{Hostname: h, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	machineFacts(&e)
+	return e
 }
 
 // Redact hides the value of any key that holds a secret (see package
@@ -141,6 +199,20 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 	}
 	if len(hists) > 0 {
 		if err := writeHistLog(filepath.Join(tmp, "histograms.hlog"), r.StartedAt, hists); err != nil {
+			return "", err
+		}
+	}
+	if len(r.Loops) > 0 {
+		if err := writeHlog(filepath.Join(tmp, "loops.hlog"), r.StartedAt, loopsLogEntries(r.Loops)); err != nil {
+			return "", err
+		}
+	}
+	if len(r.SummaryLines) > 0 {
+		var tsv strings.Builder
+		if err := WriteSummaryTSV(&tsv, r.SummaryLines); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, "summary.tsv"), []byte(tsv.String()), 0o644); err != nil {
 			return "", err
 		}
 	}
@@ -179,7 +251,15 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 	}
 }
 
-func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogram) error {
+// hlogEntry is one histogram of an HdrHistogram log.
+type hlogEntry struct {
+	tag        string
+	h          *hdr.Histogram
+	start, end time.Time
+}
+
+// writeHlog writes histograms to path in the HdrHistogram log format.
+func writeHlog(path string, start time.Time, entries []hlogEntry) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -192,20 +272,33 @@ func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogra
 	if werr == nil {
 		werr = lw.OutputLegend()
 	}
-	for op := graph.Op(0); op < graph.NumOps && werr == nil; op++ {
-		h, ok := hists[op]
-		if !ok {
-			continue
+	for _, e := range entries {
+		if werr != nil {
+			break
 		}
-		h.SetTag(op.String())
-		h.SetStartTimeMs(start.UnixMilli())
-		h.SetEndTimeMs(time.Now().UnixMilli())
+		h := e.h.Clone()
+		h.SetTag(e.tag)
+		h.SetStartTimeMs(e.start.UnixMilli())
+		h.SetEndTimeMs(e.end.UnixMilli())
 		werr = lw.OutputIntervalHistogram(h)
 	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	return werr
+}
+
+// writeHistLog writes the cumulative histogram of every op, tagged with
+// the op's name.
+func writeHistLog(path string, start time.Time, hists map[graph.Op]*hdr.Histogram) error {
+	var entries []hlogEntry
+	now := time.Now()
+	for op := graph.Op(0); op < graph.NumOps; op++ {
+		if h, ok := hists[op]; ok {
+			entries = append(entries, hlogEntry{tag: op.String(), h: h, start: start, end: now})
+		}
+	}
+	return writeHlog(path, start, entries)
 }
 
 // ReadBundle reads the summary.json of a bundle directory.

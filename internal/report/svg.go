@@ -4,203 +4,510 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/linkbench/linkbench/internal/graph"
 )
 
-// Series is one line of a chart.
+// Series is one line (or set of markers) of a chart. Its colour is its
+// op's when Op is set, else Color, else a colour of otherColors by position.
 type Series struct {
 	Name string
-	X, Y []float64
+	// Op names the op the series shows.
+	Op string
+	// Run is the label of the run of a comparison the series belongs to.
+	Run   string
+	Color string
+	// Dash is an SVG stroke-dasharray ("" = solid).
+	Dash string
+	// Width is the stroke width (default 1.6).
+	Width float64
+	// Markers draws a dot at every point (sweep points, loops).
+	Markers bool
+	// Hollow draws the markers of these point indexes hollow: figures that
+	// rest on too few samples to be trusted.
+	Hollow map[int]bool
+	// NoLine draws the markers only.
+	NoLine bool
+	X, Y   []float64
 }
 
-// Chart describes a line or bar chart rendered as inline SVG.
+// Band is a shaded range of x: a warm-up, an outage, a stage.
+type Band struct {
+	From, To float64
+	Label    string
+	// Kind is "warmup", "outage", "stage" or "finish" (its colour).
+	Kind string
+}
+
+// VLine is a labelled vertical line (a loop boundary).
+type VLine struct {
+	X     float64
+	Label string
+}
+
+// Chart describes a line chart rendered as inline SVG.
 type Chart struct {
 	ID     string
 	Title  string
 	XLabel string
 	YLabel string
-	LogX   bool // for percentile plots: x is a percentile drawn on a 1/(1-p) axis
+	// LogX draws x as a percentile on a 1/(1-p) axis.
+	LogX   bool
 	LogY   bool
 	Series []Series
+	Bands  []Band
+	VLines []VLine
+	// Panel draws the chart small, as one of a grid of small multiples.
+	Panel bool
+	// TitleColor colours the title (a panel's op colour).
+	TitleColor string
+	// XFrom0 starts a linear x axis at 0 (or below, for bands).
+	XFrom0 bool
+	// IntX keeps x ticks on whole numbers (loop numbers).
+	IntX bool
 }
 
-var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
+// geometry of a full-width chart and of a small-multiple panel, in SVG
+// units (the SVG scales to its container's width).
+type geometry struct {
+	w, padL, padR, padT, plotH int
+	font                       float64 // tick font size
+}
 
-const (
-	chartW, chartH         = 720, 300
-	padL, padR, padT, padB = 70, 170, 30, 45
-	plotW, plotH           = chartW - padL - padR, chartH - padT - padB
+var (
+	fullGeom  = geometry{w: 1000, padL: 72, padR: 20, padT: 30, plotH: 230, font: 11}
+	panelGeom = geometry{w: 340, padL: 48, padR: 14, padT: 24, plotH: 130, font: 10}
 )
 
-// percentileX maps a percentile to the position of 1/(1-p) on a log axis.
-func percentileX(p float64) float64 {
-	p = math.Min(p, 99.9999)
-	return math.Log10(100 / (100 - p))
-}
-
-// niceTicks returns about n round tick values covering [lo, hi].
-func niceTicks(lo, hi float64, n int) []float64 {
-	if hi <= lo {
-		hi = lo + 1
-	}
-	step := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(step)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if step <= m*mag {
-			step = m * mag
-			break
+// textWidth estimates the width of s in a sans-serif font of size px: per
+// character widths of DejaVu Sans (the widest of the usual sans fonts), so
+// that the layout leaves room; the browser test measures the real extents.
+func textWidth(s string, px float64) float64 {
+	w := 0.0
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z', r == 'm', r == 'w', r == '%', r == 'M', r == 'W':
+			w += 0.78
+		case r >= 'a' && r <= 'z':
+			w += 0.62
+		case r >= '0' && r <= '9':
+			w += 0.64
+		case r == ' ', r == '.', r == ',', r == ':', r == 'i', r == 'l', r == '|':
+			w += 0.34
+		default:
+			w += 0.62
 		}
 	}
-	var out []float64
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
-		out = append(out, v)
-	}
-	return out
+	return w * px
 }
 
-func fmtTick(v float64) string {
-	if v == 0 {
-		return "0"
-	}
-	a := math.Abs(v)
+func esca(s string) string { return html.EscapeString(s) }
+
+// colorOf picks a series' colour.
+func colorOf(s Series, i int) string {
 	switch {
-	case a >= 1e6:
-		return fmt.Sprintf("%.3gM", v/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3gk", v/1e3)
-	default:
-		return fmt.Sprintf("%.3g", v)
+	case s.Op != "":
+		return OpColor(s.Op)
+	case s.Color != "":
+		return s.Color
 	}
+	return otherColors[i%len(otherColors)]
+}
+
+// dataAttrs are the attributes that let tests (and readers' scripts) find
+// a series' op and run.
+func dataAttrs(s Series) string {
+	var b strings.Builder
+	if s.Op != "" {
+		fmt.Fprintf(&b, ` data-op="%s"`, esca(s.Op))
+	}
+	if s.Run != "" {
+		fmt.Fprintf(&b, ` data-run="%s"`, esca(s.Run))
+	}
+	return b.String()
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// legendItem is one laid-out legend entry.
+type legendItem struct {
+	s    Series
+	i    int
+	x, y float64
+}
+
+// layoutLegend places the entries in rows under the plot, wrapping so that
+// no text is cut, and returns them and the height they take.
+func layoutLegend(series []Series, g geometry, top float64) ([]legendItem, float64) {
+	var out []legendItem
+	x, y := float64(g.padL), top
+	font := g.font
+	rowH := font + 8
+	for i, s := range series {
+		if s.Name == "" {
+			continue
+		}
+		w := 22 + textWidth(s.Name, font) + 14
+		if x+w > float64(g.w-g.padR) && x > float64(g.padL) {
+			x, y = float64(g.padL), y+rowH
+		}
+		out = append(out, legendItem{s: s, i: i, x: x, y: y})
+		x += w
+	}
+	if len(out) == 0 {
+		return nil, 0
+	}
+	return out, y - top + rowH
 }
 
 // SVG renders the chart. An empty chart still renders its frame and says so.
 func (c Chart) SVG() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg id="%s" class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
-		html.EscapeString(c.ID), chartW, chartH, chartW, chartH, html.EscapeString(c.Title))
-	fmt.Fprintf(&b, `<text x="%d" y="18" class="title">%s</text>`, padL, html.EscapeString(c.Title))
-	// Ranges.
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	g := fullGeom
+	if c.Panel {
+		g = panelGeom
+	}
+	plotW := g.w - g.padL - g.padR
+	plotTop, plotBottom := float64(g.padT), float64(g.padT+g.plotH)
 	tx := func(x float64) float64 {
 		if c.LogX {
 			return percentileX(x)
 		}
 		return x
 	}
-	ty := func(y float64) float64 {
-		if c.LogY {
-			return math.Log10(math.Max(y, 1e-6))
-		}
-		return y
-	}
+	// Data ranges.
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	points := 0
 	for _, s := range c.Series {
 		for i := range s.X {
-			if i >= len(s.Y) || math.IsNaN(s.Y[i]) || math.IsInf(s.Y[i], 0) {
+			if i >= len(s.Y) || !finite(s.Y[i]) || !finite(s.X[i]) || (c.LogY && s.Y[i] <= 0) {
 				continue
 			}
-			if c.LogY && s.Y[i] <= 0 {
-				continue
-			}
-			x, y := tx(s.X[i]), ty(s.Y[i])
+			x := tx(s.X[i])
 			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
-			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+			ymin, ymax = math.Min(ymin, s.Y[i]), math.Max(ymax, s.Y[i])
 			points++
 		}
 	}
-	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" class="frame"/>`, padL, padT, plotW, plotH)
+	var b strings.Builder
+	legend, legendH := layoutLegend(c.Series, g, plotBottom+48)
+	if c.Panel && c.XLabel == "" {
+		legend, legendH = layoutLegend(c.Series, g, plotBottom+30)
+	}
+	h := int(plotBottom) + 40 + int(legendH)
+	if c.XLabel != "" {
+		h += 12
+	}
+	fmt.Fprintf(&b, `<svg id="%s" class="chart%s" viewBox="0 0 %d %d" width="100%%" preserveAspectRatio="xMinYMin meet" role="img" aria-label="%s">`,
+		esca(c.ID), map[bool]string{true: " panel", false: ""}[c.Panel], g.w, h, esca(c.Title))
+	titleFill := ""
+	if c.TitleColor != "" {
+		titleFill = fmt.Sprintf(` fill="%s"`, c.TitleColor)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="title"%s>%s</text>`, g.padL, g.padT-10, titleFill, esca(c.Title))
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" class="frame"/>`, g.padL, g.padT, plotW, g.plotH)
 	if points == 0 {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="empty">no data</text></svg>`, padL+plotW/2-25, padT+plotH/2)
+		fmt.Fprintf(&b, `<text x="%d" y="%.0f" class="empty" text-anchor="middle">no data</text></svg>`, g.padL+plotW/2, plotTop+float64(g.plotH)/2)
 		return b.String()
 	}
-	if !c.LogY {
-		ymin = math.Min(ymin, 0)
+	// Axes: x covers the data, the bands and the lines.
+	for _, bd := range c.Bands {
+		xmin, xmax = math.Min(xmin, tx(bd.From)), math.Max(xmax, tx(bd.To))
 	}
-	if ymax <= ymin {
-		ymax = ymin + 1
+	for _, v := range c.VLines {
+		xmin, xmax = math.Min(xmin, v.X), math.Max(xmax, v.X)
 	}
-	if xmax <= xmin {
-		xmax = xmin + 1
+	if c.XFrom0 && !c.LogX {
+		xmin = math.Min(xmin, 0)
 	}
-	px := func(x float64) float64 { return padL + (x-xmin)/(xmax-xmin)*plotW }
-	py := func(y float64) float64 { return padT + plotH - (y-ymin)/(ymax-ymin)*plotH }
-	// Y ticks.
-	if c.LogY {
-		for e := math.Floor(ymin); e <= math.Ceil(ymax); e++ {
-			if e < ymin-1e-9 || e > ymax+1e-9 {
-				continue
-			}
-			y := py(e)
-			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/><text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`,
-				padL, padL+plotW, y, y, padL-5, y+4, fmtTick(math.Pow(10, e)))
-		}
-	} else {
-		for _, v := range niceTicks(ymin, ymax, 5) {
-			y := py(v)
-			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/><text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`,
-				padL, padL+plotW, y, y, padL-5, y+4, fmtTick(v))
-		}
-	}
-	// X ticks.
+	var xt, yt []float64
+	var x0, x1, y0, y1 float64
 	if c.LogX {
-		for _, p := range []float64{0, 90, 99, 99.9, 99.99, 99.999} {
-			x := percentileX(p)
-			if x < xmin-1e-9 || x > xmax+1e-9 {
-				continue
+		var hi float64
+		for _, s := range c.Series {
+			for _, x := range s.X {
+				hi = math.Max(hi, x)
 			}
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`, px(x), padT+plotH+15, strconv.FormatFloat(p, 'f', -1, 64)+"%")
 		}
+		xt, x0, x1 = percentileAxis(hi)
 	} else {
-		for _, v := range niceTicks(xmin, xmax, 6) {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="tick" text-anchor="middle">%s</text>`, px(v), padT+plotH+15, fmtTick(v))
+		xt, x0, x1 = linearAxis(xmin, xmax, c.IntX)
+	}
+	if c.LogY {
+		yt, y0, y1 = logAxis(ymin, ymax, map[bool]int{true: 6, false: 9}[c.Panel])
+		y0, y1 = math.Log10(y0), math.Log10(y1)
+	} else {
+		yt, y0, y1 = linearAxis(math.Min(ymin, 0), ymax, false)
+	}
+	px := func(x float64) float64 {
+		return float64(g.padL) + (tx(x)-x0)/(x1-x0)*float64(plotW)
+	}
+	pxRaw := func(x float64) float64 { return float64(g.padL) + (x-x0)/(x1-x0)*float64(plotW) }
+	py := func(y float64) float64 {
+		if c.LogY {
+			y = math.Log10(y)
+		}
+		return plotBottom - (y-y0)/(y1-y0)*float64(g.plotH)
+	}
+	if c.LogX {
+		px = func(x float64) float64 { return pxRaw(percentileX(x)) }
+	}
+	// Bands under everything.
+	for _, bd := range c.Bands {
+		a, z := math.Max(px(bd.From), float64(g.padL)), math.Min(px(bd.To), float64(g.padL+plotW))
+		if z <= a {
+			continue
+		}
+		fmt.Fprintf(&b, `<rect class="band band-%s" x="%.1f" y="%.1f" width="%.1f" height="%d"><title>%s</title></rect>`, esca(bd.Kind), a, plotTop, z-a, g.plotH, esca(bd.Label))
+		label := bd.Label
+		if textWidth(label, g.font-1)+4 > z-a {
+			label, _, _ = strings.Cut(label, " (")
+		}
+		if label != "" && textWidth(label, g.font-1)+4 <= z-a {
+			fmt.Fprintf(&b, `<text class="band-label" x="%.1f" y="%.1f">%s</text>`, a+3, plotTop+g.font+1, esca(label))
 		}
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" class="axis" text-anchor="middle">%s</text>`, padL+plotW/2, chartH-8, html.EscapeString(c.XLabel))
-	fmt.Fprintf(&b, `<text x="14" y="%d" class="axis" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`, padT+plotH/2, padT+plotH/2, html.EscapeString(c.YLabel))
-	// Lines and legend.
+	// Y ticks and grid.
+	for _, v := range yt {
+		y := py(v)
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/><text x="%d" y="%.1f" class="tick" data-axis="y" text-anchor="end">%s</text>`,
+			g.padL, g.padL+plotW, y, y, g.padL-5, y+g.font/3, fmtTick(v))
+	}
+	// X ticks, thinned where labels would overlap.
+	for _, t := range xTickLabels(xt, px, c.LogX, g) {
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="xtick"/><text x="%.1f" y="%.1f" class="tick" data-axis="x" text-anchor="%s">%s</text>`,
+			t.x, t.x, plotBottom, plotBottom+4, t.textX, plotBottom+g.font+5, t.anchor, esca(t.label))
+	}
+	if c.XLabel != "" {
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="axis" text-anchor="middle">%s</text>`, g.padL+plotW/2, plotBottom+g.font+22, esca(c.XLabel))
+	}
+	if c.YLabel != "" {
+		mid := plotTop + float64(g.plotH)/2
+		fmt.Fprintf(&b, `<text x="16" y="%.1f" class="axis" text-anchor="middle" transform="rotate(-90 16 %.1f)">%s</text>`, mid, mid, esca(c.YLabel))
+	}
+	// Vertical lines.
+	for _, v := range c.VLines {
+		x := px(v.X)
+		fmt.Fprintf(&b, `<line class="vline" x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`, x, x, plotTop, plotBottom)
+		if v.Label != "" {
+			fmt.Fprintf(&b, `<text class="band-label" x="%.1f" y="%.1f">%s</text>`, x+3, plotBottom-4, esca(v.Label))
+		}
+	}
+	// Series.
 	for i, s := range c.Series {
-		color := palette[i%len(palette)]
-		var pts []string
-		for j := range s.X {
-			if j >= len(s.Y) || math.IsNaN(s.Y[j]) || math.IsInf(s.Y[j], 0) || (c.LogY && s.Y[j] <= 0) {
-				continue
+		writeSeries(&b, s, colorOf(s, i), px, py, c.LogY)
+	}
+	// Legend.
+	for _, it := range legend {
+		col := colorOf(it.s, it.i)
+		fmt.Fprintf(&b, `<g class="legend-item"%s>`, dataAttrs(it.s))
+		mid := it.y - g.font/3
+		if !it.s.NoLine {
+			dash := ""
+			if it.s.Dash != "" {
+				dash = fmt.Sprintf(` stroke-dasharray="%s"`, it.s.Dash)
 			}
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(tx(s.X[j])), py(ty(s.Y[j]))))
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"%s/>`, it.x, it.x+18, mid, mid, col, dash)
 		}
-		if len(pts) == 1 {
-			fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3" fill="%s"/>`, strings.Split(pts[0], ",")[0], strings.Split(pts[0], ",")[1], color)
-		} else if len(pts) > 1 {
-			fmt.Fprintf(&b, `<polyline class="series" fill="none" stroke="%s" stroke-width="1.5" points="%s"><title>%s</title></polyline>`, color, strings.Join(pts, " "), html.EscapeString(s.Name))
+		if it.s.Markers || it.s.NoLine {
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`, it.x+9, mid, col)
 		}
-		ly := padT + 12 + 16*i
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" class="legend">%s</text>`,
-			padL+plotW+10, ly-9, color, padL+plotW+25, ly, html.EscapeString(s.Name))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="legend">%s</text></g>`, it.x+22, it.y, esca(it.s.Name))
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
 }
 
-// BarChart renders horizontal bars, one per label.
-func BarChart(id, title, unit string, labels []string, values []float64) string {
+// xTick is a placed x tick label.
+type xTick struct {
+	x, textX      float64
+	label, anchor string
+}
+
+// xTickLabels places the x tick labels: from the left, skipping any that
+// would touch the previous one, the last kept in place of its neighbour,
+// and labels at the edges anchored inside the chart so none is cut.
+func xTickLabels(ticks []float64, px func(float64) float64, percent bool, g geometry) []xTick {
+	var out []xTick
+	right := func(t xTick) float64 {
+		w := textWidth(t.label, g.font)
+		switch t.anchor {
+		case "start":
+			return t.textX + w
+		case "end":
+			return t.textX
+		}
+		return t.textX + w/2
+	}
+	left := func(t xTick) float64 {
+		w := textWidth(t.label, g.font)
+		switch t.anchor {
+		case "start":
+			return t.textX
+		case "end":
+			return t.textX - w
+		}
+		return t.textX - w/2
+	}
+	for i, v := range ticks {
+		t := xTick{x: px(v), label: fmtTick(v), anchor: "middle"}
+		if percent {
+			t.label = fmtPercentile(v)
+		}
+		t.textX = t.x
+		w := textWidth(t.label, g.font)
+		if t.x+w/2 > float64(g.w-2) {
+			t.anchor, t.textX = "end", math.Min(t.x, float64(g.w-2))
+		}
+		if t.x-w/2 < 2 {
+			t.anchor, t.textX = "start", math.Max(t.x, 2)
+		}
+		if len(out) > 0 && left(t) < right(out[len(out)-1])+4 {
+			if i != len(ticks)-1 || len(out) < 2 {
+				continue
+			}
+			out = out[:len(out)-1] // the last tick replaces its neighbour
+			if left(t) < right(out[len(out)-1])+4 {
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// writeSeries draws one series: polylines broken at missing points, and
+// markers.
+func writeSeries(b *strings.Builder, s Series, color string, px, py func(float64) float64, logY bool) {
+	width := s.Width
+	if width == 0 {
+		width = 1.6
+	}
+	dash := ""
+	if s.Dash != "" {
+		dash = fmt.Sprintf(` stroke-dasharray="%s"`, s.Dash)
+	}
+	ok := func(j int) bool {
+		return j < len(s.Y) && finite(s.X[j]) && finite(s.Y[j]) && !(logY && s.Y[j] <= 0)
+	}
+	var run []string
+	flush := func() {
+		if len(run) > 1 && !s.NoLine {
+			fmt.Fprintf(b, `<polyline class="series"%s fill="none" stroke="%s" stroke-width="%.1f"%s points="%s"><title>%s</title></polyline>`,
+				dataAttrs(s), color, width, dash, strings.Join(run, " "), esca(s.Name))
+		} else if len(run) == 1 && !s.Markers && !s.NoLine {
+			xy := strings.SplitN(run[0], ",", 2)
+			fmt.Fprintf(b, `<circle class="marker"%s cx="%s" cy="%s" r="2" fill="%s"/>`, dataAttrs(s), xy[0], xy[1], color)
+		}
+		run = run[:0]
+	}
+	for j := range s.X {
+		if !ok(j) {
+			flush()
+			continue
+		}
+		run = append(run, fmt.Sprintf("%.1f,%.1f", px(s.X[j]), py(s.Y[j])))
+	}
+	flush()
+	if !s.Markers && !s.NoLine {
+		return
+	}
+	for j := range s.X {
+		if !ok(j) {
+			continue
+		}
+		fill := color
+		if s.Hollow[j] {
+			fill = "#fff"
+		}
+		fmt.Fprintf(b, `<circle class="marker"%s cx="%.1f" cy="%.1f" r="3.5" fill="%s" stroke="%s" stroke-width="1.5"><title>%s: %s at %s</title></circle>`,
+			dataAttrs(s), px(s.X[j]), py(s.Y[j]), fill, color, esca(s.Name), fmtTick(s.Y[j]), fmtTick(s.X[j]))
+	}
+}
+
+// Panels renders small multiples: one panel per chart in a grid of as many
+// columns as fit, under a shared legend of line styles (key, may be nil).
+func Panels(id, title string, key []Series, panels []Chart) string {
 	var b strings.Builder
-	h := padT + 22*len(labels) + 20
-	fmt.Fprintf(&b, `<svg id="%s" class="chart" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
-		html.EscapeString(id), chartW, h, chartW, h, html.EscapeString(title))
-	fmt.Fprintf(&b, `<text x="%d" y="18" class="title">%s</text>`, 10, html.EscapeString(title))
+	fmt.Fprintf(&b, `<div class="panels" id="%s"><div class="panels-title">%s</div>`, esca(id), esca(title))
+	if len(key) > 0 {
+		b.WriteString(Chart{ID: id + "-key", Series: key, Panel: false}.keySVG())
+	}
+	b.WriteString(`<div class="multiples">`)
+	for _, p := range panels {
+		p.Panel = true
+		b.WriteString(`<div class="cell">` + p.SVG() + `</div>`)
+	}
+	b.WriteString(`</div></div>`)
+	return b.String()
+}
+
+// keySVG renders only the legend of c (the line styles of a grid of panels).
+func (c Chart) keySVG() string {
+	g := fullGeom
+	legend, h := layoutLegend(c.Series, g, 16)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg id="%s" class="key" viewBox="0 0 %d %.0f" width="100%%" preserveAspectRatio="xMinYMin meet">`, esca(c.ID), g.w, h+8)
+	for _, it := range legend {
+		mid := it.y - g.font/3
+		col := colorOf(it.s, it.i)
+		dash := ""
+		if it.s.Dash != "" {
+			dash = fmt.Sprintf(` stroke-dasharray="%s"`, it.s.Dash)
+		}
+		sample := fmt.Sprintf(`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"%s/>`, it.x, it.x+18, mid, mid, col, dash)
+		if it.s.NoLine {
+			sample = fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="#fff" stroke="%s" stroke-width="1.5"/>`, it.x+9, mid, col)
+		}
+		fmt.Fprintf(&b, `<g class="legend-item"%s>%s<text x="%.1f" y="%.1f" class="legend">%s</text></g>`,
+			dataAttrs(it.s), sample, it.x+22, it.y, esca(it.s.Name))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// BarChart renders horizontal bars, one per label, coloured by op when the
+// label is an op's name (or by colors, when given), with a value axis
+// under them.
+func BarChart(id, title, unit string, labels []string, values []float64, colors []string) string {
+	g := fullGeom
+	const labelW = 150
+	plotW := float64(g.w - labelW - 110)
+	top := float64(g.padT)
+	rows := float64(22 * len(labels))
+	h := int(top+rows) + 42
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg id="%s" class="chart" viewBox="0 0 %d %d" width="100%%" preserveAspectRatio="xMinYMin meet" role="img" aria-label="%s">`,
+		esca(id), g.w, h, esca(title))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="title">%s</text>`, labelW, g.padT-10, esca(title))
 	maxV := 0.0
 	for _, v := range values {
 		maxV = math.Max(maxV, v)
 	}
-	const labelW, barW = 150, 440
+	ticks, _, to := linearAxis(0, maxV, false)
+	for _, v := range ticks {
+		x := labelW + v/to*plotW
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="grid"/><text x="%.1f" y="%.1f" class="tick" data-axis="x" text-anchor="middle">%s</text>`,
+			x, x, top, top+rows, x, top+rows+g.font+5, fmtTick(v))
+	}
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="axis" text-anchor="middle">%s</text>`, labelW+plotW/2, top+rows+g.font+22, esca(unit))
 	for i, l := range labels {
-		y := padT + 22*i
+		y := top + float64(22*i)
 		w := 0.0
-		if maxV > 0 {
-			w = values[i] / maxV * barW
+		if to > 0 {
+			w = values[i] / to * plotW
 		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="tick" text-anchor="end">%s</text><rect class="bar" x="%d" y="%d" width="%.1f" height="16" fill="%s"/><text x="%.1f" y="%d" class="tick">%s %s</text>`,
-			labelW-5, y+12, html.EscapeString(l), labelW, y, w, palette[i%len(palette)], float64(labelW)+w+5, y+12, fmtTick(values[i]), html.EscapeString(unit))
+		attr := ""
+		if _, ok := graph.ParseOp(l); ok {
+			attr = fmt.Sprintf(` data-op="%s"`, esca(l))
+		}
+		col := OpColor(l)
+		if i < len(colors) {
+			col = colors[i]
+		}
+		v := values[i]
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" class="cat" text-anchor="end">%s</text><rect class="bar"%s x="%d" y="%.1f" width="%.1f" height="16" fill="%s"/><text x="%.1f" y="%.1f" class="value">%s</text>`,
+			labelW-6, y+12, esca(l), attr, labelW, y+2, w, col, float64(labelW)+w+5, y+14, sig3(&v))
 	}
 	b.WriteString(`</svg>`)
 	return b.String()

@@ -22,6 +22,9 @@ type Collector struct {
 	cumulative [graph.NumOps]opRec
 	series     []Interval
 	segments   []*segment
+	// window accumulates the intervals since the last TakeWindow.
+	window      [graph.NumOps]opRec
+	windowStart time.Time
 }
 
 // NewCollector makes a collector with histograms of sigfigs significant
@@ -31,7 +34,7 @@ func NewCollector(sigfigs int, trackService bool, start time.Time) *Collector {
 	if sigfigs < 1 || sigfigs > 5 {
 		sigfigs = 3
 	}
-	return &Collector{sigfigs: sigfigs, trackService: trackService, start: start, last: start}
+	return &Collector{sigfigs: sigfigs, trackService: trackService, start: start, last: start, windowStart: start}
 }
 
 // NewHandle returns a recorder for one worker.
@@ -55,9 +58,10 @@ func (c *Collector) Restart(now time.Time) {
 	for i := range c.cumulative {
 		c.cumulative[i].reset()
 		c.interval[i].reset()
+		c.window[i].reset()
 	}
 	c.series = c.series[:0]
-	c.start, c.last = now, now
+	c.start, c.last, c.windowStart = now, now, now
 }
 
 // Tick drains every handle into a new interval ending at now, appends its
@@ -82,14 +86,16 @@ func (c *Collector) Tick(now time.Time) Interval {
 	for i := range c.interval {
 		r := &c.interval[i]
 		c.cumulative[i].merge(r, c.sigfigs)
-		if r.count == 0 && r.errors == 0 && r.retries == 0 {
+		c.window[i].merge(r, c.sigfigs)
+		if r.empty() {
 			continue
 		}
 		s := summarize(graph.Op(i), r, secs)
 		iv.Ops = append(iv.Ops, s)
-		if graph.Op(i) < graph.Op(graph.NumRequestOps) || isLoadOp(graph.Op(i)) {
+		if countsAsOp(graph.Op(i)) {
 			iv.Count += s.Count
 			iv.Errors += s.Errors
+			iv.Reconnects += r.reconnects
 		}
 	}
 	if secs > 0 {
@@ -104,6 +110,9 @@ func (c *Collector) Tick(now time.Time) Interval {
 func isLoadOp(op graph.Op) bool {
 	return op == graph.LoadNodesBulk || op == graph.LoadLinksBulk || op == graph.LoadCountsBulk
 }
+
+// countsAsOp is false for RANGE_SIZE, which records list lengths.
+func countsAsOp(op graph.Op) bool { return op < graph.Op(graph.NumRequestOps) || isLoadOp(op) }
 
 // Series returns the intervals recorded since the start (or Restart).
 func (c *Collector) Series() []Interval {
@@ -128,7 +137,7 @@ func (c *Collector) Summary() []OpSummary {
 	var out []OpSummary
 	for i := range c.cumulative {
 		r := &c.cumulative[i]
-		if r.count == 0 && r.errors == 0 && r.retries == 0 {
+		if r.empty() {
 			continue
 		}
 		out = append(out, summarize(graph.Op(i), r, secs))
@@ -148,4 +157,93 @@ func (c *Collector) Histograms() map[graph.Op]*hdr.Histogram {
 		}
 	}
 	return out
+}
+
+// Reconnects is the number of failures on a lost connection since the
+// start (or Restart), up to the last tick.
+func (c *Collector) Reconnects() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for i := range c.cumulative {
+		n += c.cumulative[i].reconnects
+	}
+	return n
+}
+
+// Window is what the operations did between two TakeWindow calls: the
+// figures of one progress line.
+type Window struct {
+	Seconds float64
+	// Count, Errors, Retries and Reconnects are over every operation
+	// (RANGE_SIZE, a list length, excluded).
+	Count, Errors, Retries, Reconnects int64
+	OpsPerSec                          float64
+	// All are the latency percentiles of every operation of the window
+	// together (ms).
+	All Percentiles
+	// Ops are the per-op figures of the window.
+	Ops []OpSummary
+}
+
+// TakeWindow summarises the intervals ticked since the previous call (or
+// the start) up to the last tick, and starts a new window there.
+func (c *Collector) TakeWindow() Window {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	secs := c.last.Sub(c.windowStart).Seconds()
+	w := Window{Seconds: secs}
+	var all *hdr.Histogram
+	for i := range c.window {
+		r := &c.window[i]
+		if r.empty() {
+			continue
+		}
+		op := graph.Op(i)
+		w.Ops = append(w.Ops, summarize(op, r, secs))
+		if !countsAsOp(op) {
+			r.reset()
+			continue
+		}
+		w.Count += r.count
+		w.Errors += r.errors
+		w.Retries += r.retries
+		w.Reconnects += r.reconnects
+		mergeHist(&all, r.latency, c.sigfigs)
+		r.reset()
+	}
+	w.All = percentiles(all, 1e6)
+	if secs > 0 {
+		w.OpsPerSec = float64(w.Count) / secs
+	}
+	c.windowStart = c.last
+	return w
+}
+
+// OpCounters are an op's cumulative counters.
+type OpCounters struct {
+	Count, Errors, Retries, Reconnects int64
+}
+
+// Counters returns every op's cumulative counters up to the last tick.
+func (c *Collector) Counters() [graph.NumOps]OpCounters {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out [graph.NumOps]OpCounters
+	for i := range c.cumulative {
+		r := &c.cumulative[i]
+		out[i] = OpCounters{Count: r.count, Errors: r.errors, Retries: r.retries, Reconnects: r.reconnects}
+	}
+	return out
+}
+
+// LastInterval returns the interval of the last tick (false before the
+// first).
+func (c *Collector) LastInterval() (Interval, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.series) == 0 {
+		return Interval{}, false
+	}
+	return c.series[len(c.series)-1], true
 }

@@ -16,8 +16,11 @@ const (
 // opRec is the record of one op type over one period.
 type opRec struct {
 	count, errors, retries int64
-	latency                *hdr.Histogram // from intended start, ns
-	service                *hdr.Histogram // from actual send, ns; only when tracked
+	// reconnects are the failures on a lost connection (the store
+	// reconnects on its next call).
+	reconnects int64
+	latency    *hdr.Histogram // from intended start, ns
+	service    *hdr.Histogram // from actual send, ns; only when tracked
 }
 
 func clamp(v int64) int64 { return min(max(v, lowestValue), highestValue) }
@@ -27,6 +30,7 @@ func (r *opRec) merge(src *opRec, sigfigs int) {
 	r.count += src.count
 	r.errors += src.errors
 	r.retries += src.retries
+	r.reconnects += src.reconnects
 	mergeHist(&r.latency, src.latency, sigfigs)
 	mergeHist(&r.service, src.service, sigfigs)
 }
@@ -41,8 +45,12 @@ func mergeHist(dst **hdr.Histogram, src *hdr.Histogram, sigfigs int) {
 	(*dst).Merge(src)
 }
 
+func (r *opRec) empty() bool {
+	return r.count == 0 && r.errors == 0 && r.retries == 0 && r.reconnects == 0
+}
+
 func (r *opRec) reset() {
-	r.count, r.errors, r.retries = 0, 0, 0
+	r.count, r.errors, r.retries, r.reconnects = 0, 0, 0, 0
 	if r.latency != nil {
 		r.latency.Reset()
 	}
@@ -88,6 +96,14 @@ func (h *Handle) Record(op graph.Op, latency, service int64, failed bool, retrie
 	h.mu.Unlock()
 }
 
+// RecordReconnect counts a failure of op on a lost connection, after
+// which the store reconnects (the failure itself is recorded by Record).
+func (h *Handle) RecordReconnect(op graph.Op) {
+	h.mu.Lock()
+	h.ops[op].reconnects++
+	h.mu.Unlock()
+}
+
 // RecordValue adds a plain value, such as a RANGE_SIZE list length, to op.
 func (h *Handle) RecordValue(op graph.Op, v int64) {
 	h.mu.Lock()
@@ -106,7 +122,7 @@ func (h *Handle) drainInto(dst *[graph.NumOps]opRec) {
 	defer h.mu.Unlock()
 	for i := range h.ops {
 		src := &h.ops[i]
-		if src.count == 0 && src.errors == 0 && src.retries == 0 {
+		if src.empty() {
 			continue
 		}
 		dst[i].merge(src, h.sigfigs)

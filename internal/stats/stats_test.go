@@ -88,3 +88,36 @@ func TestRangeSizeIsACount(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+// TestTakeWindowMergesEveryOp: a window's p50/p99 are over every op
+// together (RANGE_SIZE, a list length, left out), its counts cover the
+// ticks since the previous window, and reconnects are counted.
+func TestTakeWindowMergesEveryOp(t *testing.T) {
+	c := NewCollector(3, false, time.Unix(0, 0))
+	h := c.NewHandle()
+	for i := 0; i < 98; i++ {
+		h.Record(graph.GetNode, 1e6, 1e6, false, 0) // 1 ms
+	}
+	h.Record(graph.AddLink, 50e6, 50e6, false, 2) // 50 ms
+	h.Record(graph.AddLink, 50e6, 50e6, false, 0)
+	h.Record(graph.AddLink, 0, 0, true, 0)
+	h.RecordReconnect(graph.AddLink)
+	h.RecordValue(graph.RangeSize, 100000)
+	c.Tick(time.Unix(1, 0))
+	h.Record(graph.GetNode, 1e6, 1e6, false, 0)
+	c.Tick(time.Unix(2, 0))
+	w := c.TakeWindow()
+	if w.Seconds != 2 || w.Count != 101 || w.Errors != 1 || w.Retries != 2 || w.Reconnects != 1 || w.OpsPerSec != 50.5 {
+		t.Errorf("window %+v", w)
+	}
+	if w.All.P50 < 0.99 || w.All.P50 > 1.01 || w.All.P99 < 49 || w.All.P99 > 51 {
+		t.Errorf("p50 %v p99 %v ms, want 1 and 50 (RANGE_SIZE must not count)", w.All.P50, w.All.P99)
+	}
+	if c.Reconnects() != 1 {
+		t.Errorf("reconnects %d", c.Reconnects())
+	}
+	c.Tick(time.Unix(3, 0))
+	if w := c.TakeWindow(); w.Seconds != 1 || w.Count != 0 {
+		t.Errorf("second window %+v", w)
+	}
+}

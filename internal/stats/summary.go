@@ -43,11 +43,13 @@ type Interval struct {
 	EndTime time.Time     `json:"time"`
 	// DurationSec is the length of the interval; the last one of a run is
 	// usually shorter than the tick.
-	DurationSec float64     `json:"duration_sec"`
-	Count       int64       `json:"count"`
-	Errors      int64       `json:"errors"`
-	OpsPerSec   float64     `json:"ops_per_sec"`
-	Ops         []OpSummary `json:"ops"`
+	DurationSec float64 `json:"duration_sec"`
+	Count       int64   `json:"count"`
+	Errors      int64   `json:"errors"`
+	OpsPerSec   float64 `json:"ops_per_sec"`
+	// Reconnects are the operations that failed on a lost connection.
+	Reconnects int64       `json:"reconnects,omitempty"`
+	Ops        []OpSummary `json:"ops"`
 }
 
 var quantiles = []float64{25, 50, 75, 90, 95, 99, 99.9}

@@ -50,6 +50,12 @@ type Driver struct {
 	// files per connection); the runner checks the total against the
 	// process's limit before any work. 0 means none.
 	FilesPerWorker int
+	// Embedded is set for a store that lives in the driver's process and
+	// keeps its files under the config key data_dir (no server).
+	Embedded bool
+	// PerProcess is set for a store whose data lives only as long as the
+	// process: a graph loaded by another process is never there.
+	PerProcess bool
 }
 
 var (

@@ -53,6 +53,24 @@ type Store interface {
 type LoadInfo struct {
 	StartID1 int64
 	MaxID1   int64 // exclusive; the node id allocator starts here after the load
+	// Nodes, Links and Counts are the rows of the whole graph (0 when
+	// unknown), the rows a finishing step such as an index build covers.
+	Nodes, Links, Counts int64
+	// Stage, when set, is told by BeginLoad and EndLoad about each named
+	// step of their work that can take a while (an index build, ANALYZE, a
+	// checkpoint, a flush): it is called when the step starts, with the
+	// rows it covers (0 when unknown), and returns the function to call
+	// when it ends. Use BeginStage, which works without one.
+	Stage func(name string, rows int64) (end func())
+}
+
+// BeginStage reports the start of a named step of a load's work and
+// returns the function that reports its end.
+func (i LoadInfo) BeginStage(name string, rows int64) (end func()) {
+	if i.Stage == nil {
+		return func() {}
+	}
+	return i.Stage(name, rows)
 }
 
 // BulkLoader is the load-phase path. Every store of this project has one.
@@ -68,7 +86,8 @@ type BulkLoader interface {
 	LoadLinks(ctx context.Context, links []graph.Link) error
 	LoadCounts(ctx context.Context, counts []graph.Count) error
 	// EndLoad finishes a load: sets the node id allocator to at least
-	// info.MaxID1, builds deferred indexes, refreshes statistics.
+	// info.MaxID1, builds deferred indexes, refreshes statistics; each
+	// step is reported through info.BeginStage.
 	EndLoad(ctx context.Context, info LoadInfo) error
 }
 
@@ -143,6 +162,29 @@ type Sizer interface {
 	SizeOnDisk(ctx context.Context) (int64, error)
 }
 
+// ServerLocator is a store backed by a database server. It says where the
+// server of each target is, as far as the server tells, so that a driver
+// running on the same machine can measure the server's CPU, memory and
+// disk use (a store without it keeps its data inside the driver process).
+type ServerLocator interface {
+	// Servers describes the server of every target (one unless sharded).
+	// Fields the server does not reveal (or that the user may not read)
+	// are left empty; an error means the server could not be asked.
+	Servers(ctx context.Context) ([]ServerInfo, error)
+}
+
+// ServerInfo is where one database server runs.
+type ServerInfo struct {
+	// Addr is the host:port (or Unix socket directory) the store connects to.
+	Addr string
+	// PID is the server's process id when the server reports it itself.
+	PID int
+	// PIDFile is the server's pid file, a path on the server's machine.
+	PIDFile string
+	// DataDir is the server's data directory, a path on the server's machine.
+	DataDir string
+}
+
 // Describer reports the server or engine version and the settings that
 // affect durability and results (e.g. synchronous_commit), for the results.
 type Describer interface {
@@ -175,4 +217,11 @@ func AddrOf(st Store) string {
 // load phase uses the hint unless the user set bulk_insert_count.
 type BatchHinter interface {
 	BulkBatchRows() int
+}
+
+// DataPather is an embedded store that keeps its data in a file or
+// directory of the local file system (recorded with the results: the file
+// system and device under it shape the figures).
+type DataPather interface {
+	DataPath() string
 }

@@ -11,11 +11,12 @@ import (
 // Options choose what a Monitor watches.
 type Options struct {
 	// DataPath is a local path of the database (an embedded store's
-	// directory); disk figures then count only its device.
+	// directory, a local server's data directory); disk figures then count
+	// only its device.
 	DataPath string
-	// ServerNames are process names of a local server to follow
-	// (e.g. "postgres", "mariadbd").
-	ServerNames []string
+	// ServerPIDs are the main processes of the database servers on this
+	// machine (see Locate); the processes they started count with them.
+	ServerPIDs []int
 	// Every is the sampling period (default 1 s).
 	Every time.Duration
 	// ProcRoot is /proc unless a test says otherwise.
@@ -39,9 +40,10 @@ type Sample struct {
 	CtxSwPerSec    float64   `json:"context_switches_per_sec"`
 	ServerCPUPct   float64   `json:"server_cpu_pct,omitempty"`
 	ServerRSSBytes int64     `json:"server_rss_bytes,omitempty"`
+	DriverRSSBytes int64     `json:"driver_rss_bytes,omitempty"`
 }
 
-// Usage is the total over a whole phase.
+// Usage is the total over a whole phase or a window of it.
 type Usage struct {
 	Available       bool     `json:"available"`
 	Seconds         float64  `json:"seconds"`
@@ -57,6 +59,23 @@ type Usage struct {
 	ServerCPUSec    float64  `json:"server_cpu_sec,omitempty"`
 	ServerPeakRSS   int64    `json:"server_peak_rss_bytes,omitempty"`
 	Devices         []string `json:"devices,omitempty"`
+	// ServerMeasured is set when a local server's processes were followed
+	// (its CPU and memory are then known, even when zero).
+	ServerMeasured bool `json:"server_measured,omitempty"`
+	// ServerMemBytes is the server's memory at the end: the proportional
+	// set size of its processes (see TreeMemory).
+	ServerMemBytes int64 `json:"server_mem_bytes,omitempty"`
+	// DriverRSSBytes is the driver's resident size at the end.
+	DriverRSSBytes int64 `json:"driver_rss_bytes,omitempty"`
+}
+
+// CPUPct is the machine's user+sys CPU over the period as a percentage of
+// all CPUs (vmstat's us + sy), or 0 when unknown.
+func (u Usage) CPUPct(cpus int) float64 {
+	if u.Seconds <= 0 || cpus <= 0 {
+		return 0
+	}
+	return 100 * (u.MachineUserSec + u.MachineSysSec) / (u.Seconds * float64(cpus))
 }
 
 // PerOp divides usage by n operations, the way LinkBench users report it.
@@ -92,14 +111,17 @@ type Monitor struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 
-	mu      sync.Mutex
-	first   counters
-	firstT  time.Time
-	last    counters
-	lastT   time.Time
-	ok      bool
-	peakRSS int64
-	samples []Sample
+	mu         sync.Mutex
+	first      counters
+	firstT     time.Time
+	last       counters
+	lastT      time.Time
+	mark       counters // the start of the current window
+	markT      time.Time
+	ok         bool
+	peakRSS    int64
+	windowPeak int64
+	samples    []Sample
 }
 
 // Start begins sampling.
@@ -114,6 +136,7 @@ func Start(ctx context.Context, opts Options) *Monitor {
 	m.first, m.ok = m.read()
 	m.firstT = time.Now()
 	m.last, m.lastT = m.first, m.firstT
+	m.mark, m.markT = m.first, m.firstT
 	ctx, m.cancel = context.WithCancel(ctx)
 	go m.loop(ctx)
 	return m
@@ -125,14 +148,11 @@ func (m *Monitor) read() (counters, bool) {
 	if !readStat(root, &c) {
 		return c, false
 	}
-	c.driverCPU, _, _ = procCPU(root, strconv.Itoa(os.Getpid()))
+	c.driverCPU, c.driverRSS, _ = procCPU(root, strconv.Itoa(os.Getpid()))
 	readDisks(root, m.devices, &c)
-	for _, pid := range findServerPIDs(root, m.opts.ServerNames) {
-		cpu, rss, ok := procCPU(root, pid)
-		if ok {
-			c.serverCPU += cpu
-			c.serverRSS += rss
-		}
+	for _, pid := range m.opts.ServerPIDs {
+		cpu, rss, ok := treeCPU(root, pid)
+		c.serverCPU, c.serverRSS, c.serverOK = c.serverCPU+cpu, c.serverRSS+rss, ok || c.serverOK
 	}
 	return c, true
 }
@@ -153,6 +173,7 @@ func (m *Monitor) loop(ctx context.Context) {
 		m.mu.Lock()
 		m.first, m.ok, m.firstT = c, ok, now
 		m.last, m.lastT = c, now
+		m.mark, m.markT = c, now
 		m.mu.Unlock()
 	}
 	t := time.NewTicker(m.opts.Every)
@@ -175,6 +196,11 @@ func (m *Monitor) sample(now time.Time) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.add(c, now)
+}
+
+// add appends the sample from m.last to c. The caller holds m.mu.
+func (m *Monitor) add(c counters, now time.Time) {
 	d := now.Sub(m.lastT).Seconds()
 	if d <= 0 {
 		return
@@ -199,21 +225,18 @@ func (m *Monitor) sample(now time.Time) {
 		CtxSwPerSec:    float64(c.ctxt-p.ctxt) / d,
 		ServerCPUPct:   100 * max(c.serverCPU-p.serverCPU, 0) / d,
 		ServerRSSBytes: c.serverRSS,
+		DriverRSSBytes: c.driverRSS,
 	})
 	m.peakRSS = max(m.peakRSS, c.serverRSS)
+	m.windowPeak = max(m.windowPeak, c.serverRSS)
 	m.last, m.lastT = c, now
 }
 
-// Stop ends sampling and returns the totals since Start and the samples.
-func (m *Monitor) Stop() (Usage, []Sample) {
-	m.cancel()
-	<-m.done
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	f, l := m.first, m.last
+// between is the usage from f to l over secs seconds.
+func (m *Monitor) between(f, l counters, secs float64) Usage {
 	u := Usage{
 		Available:       m.ok,
-		Seconds:         m.lastT.Sub(m.firstT).Seconds(),
+		Seconds:         secs,
 		DriverCPUSec:    l.driverCPU - f.driverCPU,
 		MachineUserSec:  l.user - f.user,
 		MachineSysSec:   l.sys - f.sys,
@@ -224,10 +247,46 @@ func (m *Monitor) Stop() (Usage, []Sample) {
 		DiskWriteKB:     l.writeKB - f.writeKB,
 		ContextSwitches: l.ctxt - f.ctxt,
 		ServerCPUSec:    max(l.serverCPU-f.serverCPU, 0),
-		ServerPeakRSS:   m.peakRSS,
+		DriverRSSBytes:  l.driverRSS,
 	}
 	for d := range m.devices {
 		u.Devices = append(u.Devices, d)
 	}
+	if l.serverOK {
+		u.ServerMeasured = true
+		for _, pid := range m.opts.ServerPIDs {
+			u.ServerMemBytes += TreeMemory(m.opts.ProcRoot, pid)
+		}
+	}
+	return u
+}
+
+// Window returns the usage since the previous Window (or since the end of
+// the skipped period) and starts a new window: the consecutive loops of a
+// long run each get their own figures while sampling goes on.
+func (m *Monitor) Window() Usage {
+	c, ok := m.read()
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !ok || now.Before(m.firstT) {
+		return Usage{}
+	}
+	m.add(c, now)
+	u := m.between(m.mark, c, now.Sub(m.markT).Seconds())
+	u.ServerPeakRSS = max(m.windowPeak, c.serverRSS)
+	m.mark, m.markT, m.windowPeak = c, now, 0
+	return u
+}
+
+// Stop ends sampling and returns the totals since Start (or the end of the
+// skipped period) and the samples.
+func (m *Monitor) Stop() (Usage, []Sample) {
+	m.cancel()
+	<-m.done
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u := m.between(m.first, m.last, m.lastT.Sub(m.firstT).Seconds())
+	u.ServerPeakRSS = m.peakRSS
 	return u, append([]Sample(nil), m.samples...)
 }

@@ -20,8 +20,10 @@ type counters struct {
 	ctxt                         uint64
 	reads, writes                uint64 // completed operations
 	readKB, writeKB              float64
+	driverRSS                    int64   // bytes
 	serverCPU                    float64 // seconds
 	serverRSS                    int64   // bytes
+	serverOK                     bool    // the server's processes were read
 }
 
 func readFile(path string) []byte {
@@ -64,16 +66,21 @@ func readStat(root string, c *counters) bool {
 	return true
 }
 
-// procCPU returns utime+stime in seconds and RSS in bytes of /proc/<pid>.
-func procCPU(root, pid string) (cpu float64, rss int64, ok bool) {
+// statFields returns the fields of /proc/<pid>/stat after the command
+// name (which may contain spaces): state, ppid, ... (nil when unreadable).
+func statFields(root, pid string) []string {
 	b := readFile(filepath.Join(root, pid, "stat"))
-	// The command name may contain spaces; fields start after the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, false
+		return nil
 	}
-	f := strings.Fields(string(b[i+1:]))
-	// After ')': state(0) ppid(1) ... utime(11) stime(12) ... rss(21)
+	return strings.Fields(string(b[i+1:]))
+}
+
+// procCPU returns utime+stime in seconds and RSS in bytes of /proc/<pid>.
+func procCPU(root, pid string) (cpu float64, rss int64, ok bool) {
+	// After ')': state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14) ... rss(21)
+	f := statFields(root, pid)
 	if len(f) < 22 {
 		return 0, 0, false
 	}
@@ -81,6 +88,36 @@ func procCPU(root, pid string) (cpu float64, rss int64, ok bool) {
 	st, _ := strconv.ParseFloat(f[12], 64)
 	pages, _ := strconv.ParseInt(f[21], 10, 64)
 	return (ut + st) / clockTicks, pages * int64(os.Getpagesize()), true
+}
+
+// reapedCPU is the CPU time of the children pid has waited for (cutime +
+// cstime), in seconds: the work of server processes that already exited.
+func reapedCPU(root, pid string) float64 {
+	f := statFields(root, pid)
+	if len(f) < 15 {
+		return 0
+	}
+	cu, _ := strconv.ParseFloat(f[13], 64)
+	cs, _ := strconv.ParseFloat(f[14], 64)
+	return (cu + cs) / clockTicks
+}
+
+// treeCPU is the CPU time of root and its live descendants plus the time
+// of the descendants root reaped, and the sum of their resident sizes.
+func treeCPU(root string, pid int) (cpu float64, rss int64, ok bool) {
+	for i, p := range tree(root, pid) {
+		c, r, alive := procCPU(root, strconv.Itoa(p))
+		if !alive {
+			continue
+		}
+		if i == 0 {
+			ok = true
+			c += reapedCPU(root, strconv.Itoa(p))
+		}
+		cpu += c
+		rss += r
+	}
+	return cpu, rss, ok
 }
 
 // readDisks sums /proc/diskstats over the named devices (all whole
@@ -126,32 +163,6 @@ func wholeDisk(name string) bool {
 	// Without /sys, treat names not ending in a digit (sda, vda) as whole disks.
 	last := name[len(name)-1]
 	return last < '0' || last > '9' || strings.HasPrefix(name, "nvme") && !strings.Contains(name, "p")
-}
-
-// findServerPIDs lists the pids whose command name is one of names.
-func findServerPIDs(root string, names []string) []string {
-	if len(names) == 0 {
-		return nil
-	}
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		pid := e.Name()
-		if pid[0] < '0' || pid[0] > '9' {
-			continue
-		}
-		comm := strings.TrimSpace(string(readFile(filepath.Join(root, pid, "comm"))))
-		for _, n := range names {
-			if comm == n {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // deviceOf returns the block device names that hold path (the device and,

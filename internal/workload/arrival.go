@@ -125,3 +125,11 @@ func (s *Schedule) Total() time.Duration {
 	}
 	return d
 }
+
+// Lag is how long the oldest arrival not yet taken by a requester has been
+// due (0 when the requesters keep up).
+func (s *Schedule) Lag(now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return max(now.Sub(s.next), 0)
+}

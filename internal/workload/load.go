@@ -33,12 +33,19 @@ type LoadPhase struct {
 	// (and pieces) whose sequence number is Shard modulo Shards. Zero
 	// Shards means 1.
 	Shard, Shards int
-	// OnProgress, when set, is called about once a second.
+	// OnProgress, when set, is called about once a second, during the
+	// store's finishing work too.
 	OnProgress func(LoadProgress)
 	// OnPrepare, when set, is called about once a second while the load
 	// counts the links it will write (a pass over every id1, long for
 	// large graphs) with the ids counted and the ids in all.
 	OnPrepare func(done, total int64)
+	// OnCollector, when set, receives the phase's statistics collector
+	// before the loaders start (for live exporters).
+	OnCollector func(*stats.Collector)
+	// OnStage, when set, is told when each stage ends (nodes, links,
+	// counts) and when each of the store's finishing steps starts and ends.
+	OnStage func(StageEvent)
 	// Journal, when set, records in the store which units of work (chunks
 	// of links and counts, pieces of large lists, chunks of nodes) were
 	// started and which are durably written, under keys JournalPrefix+unit,
@@ -69,6 +76,15 @@ type LoadProgress struct {
 	Links, LinksTotal int64
 	Nodes, NodesTotal int64
 	Counts            int64
+	// Finishing is set once every row is written and the store does its
+	// finishing work; Stage then names the step under way ("" between
+	// steps) and StageElapsed how long it has run.
+	Finishing    bool
+	Stage        string
+	StageElapsed time.Duration
+	StageRows    int64
+	// InsertElapsed is the time the inserts took, once Finishing.
+	InsertElapsed time.Duration
 }
 
 // LoadResult is what the load phase wrote and measured.
@@ -76,8 +92,14 @@ type LoadResult struct {
 	Nodes, ExpectedNodes int64
 	Links, Counts        int64
 	Elapsed              time.Duration
-	Summary              []stats.OpSummary
-	Collector            *stats.Collector
+	// InsertElapsed is the time until every row was written, FinishElapsed
+	// the store's finishing work after it (EndLoad).
+	InsertElapsed, FinishElapsed time.Duration
+	// Stages are the nodes, links and counts inserted and each step of the
+	// store's finishing work, with their own times and rows.
+	Stages    []stats.Stage
+	Summary   []stats.OpSummary
+	Collector *stats.Collector
 }
 
 // Journal entry values.
@@ -151,17 +173,24 @@ type loadCounters struct {
 func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 	cfg := p.Config
 	shards := max(p.Shards, 1)
-	info := store.LoadInfo{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1}
-	// Counted before any row is written.
+	// Counted before any row is written; both passes stop at ctx's end.
 	linksTotal, nodesTotal, err := p.expected(ctx, shards)
 	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	stages := &stageLog{start: start, on: p.OnStage}
+	info := store.LoadInfo{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1, Stage: stages.begin}
+	if info.Nodes, info.Links, info.Counts, err = p.graphRows(ctx); err != nil {
 		return nil, err
 	}
 	if err := p.Store.BeginLoad(ctx, info); err != nil {
 		return nil, fmt.Errorf("begin load: %w", err)
 	}
-	start := time.Now()
 	c := stats.NewCollector(cfg.HDRAccuracy, false, start)
+	if p.OnCollector != nil {
+		p.OnCollector(c)
+	}
 	var cnt loadCounters
 	p.batch = max(cfg.BulkInsertCount, 1)
 	if h, ok := p.Store.(store.BatchHinter); ok && !userSetBatch(cfg) {
@@ -174,6 +203,8 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 
 	tasks := make(chan task, 4*cfg.Loaders)
 	var wg sync.WaitGroup
+	var nodesEnd time.Time
+	linksEnd := make([]time.Time, cfg.Loaders)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -187,6 +218,7 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 			if err := p.linkLoader(ctx, c.NewHandle(), tasks, &cnt); err != nil {
 				fail(err)
 			}
+			linksEnd[i] = time.Now()
 		}()
 	}
 	if cfg.GenerateNodes {
@@ -195,11 +227,27 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 			defer wg.Done()
 			if err := p.nodeLoader(ctx, c.NewHandle(), shards, &cnt); err != nil {
 				fail(err)
+				return
 			}
+			nodesEnd = time.Now()
+			stages.add(stages.insertStage("nodes", cnt.nodes.Load(), nodesEnd))
 		}()
 	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
+	var insertElapsed time.Duration
+	progress := func(now time.Time, finishing bool) {
+		if p.OnProgress == nil {
+			return
+		}
+		pr := LoadProgress{Elapsed: now.Sub(start), Links: cnt.links.Load(), LinksTotal: linksTotal,
+			Nodes: cnt.nodes.Load(), NodesTotal: nodesTotal, Counts: cnt.counts.Load(), Finishing: finishing}
+		pr.Stage, pr.StageElapsed, pr.StageRows = stages.current(now)
+		if finishing {
+			pr.InsertElapsed = insertElapsed
+		}
+		p.OnProgress(pr)
+	}
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 loop:
@@ -209,34 +257,104 @@ loop:
 			break loop
 		case now := <-t.C:
 			c.Tick(now)
-			if p.OnProgress != nil {
-				p.OnProgress(LoadProgress{Elapsed: now.Sub(start), Links: cnt.links.Load(), LinksTotal: linksTotal,
-					Nodes: cnt.nodes.Load(), NodesTotal: nodesTotal, Counts: cnt.counts.Load()})
-			}
+			progress(now, false)
 		}
 	}
 	// A load that stops early still reports what it wrote.
 	partial := func() *LoadResult {
 		c.Tick(time.Now())
 		return &LoadResult{Nodes: cnt.nodes.Load(), ExpectedNodes: nodesTotal, Links: cnt.links.Load(), Counts: cnt.counts.Load(),
-			Elapsed: time.Since(start), Summary: c.Summary(), Collector: c}
+			Elapsed: time.Since(start), Stages: stages.list(), Summary: c.Summary(), Collector: c}
 	}
 	if err := context.Cause(ctx); err != nil {
 		return partial(), err
 	}
-	if err := p.Store.EndLoad(ctx, info); err != nil {
-		return partial(), fmt.Errorf("end load: %w", err)
+	insertEnd := start
+	for _, e := range linksEnd {
+		insertEnd = maxTime(insertEnd, e)
 	}
+	stages.add(stages.insertStage("links", cnt.links.Load(), insertEnd))
+	stages.add(stages.insertStage("counts", cnt.counts.Load(), insertEnd))
+	insertEnd = maxTime(insertEnd, nodesEnd)
+	insertElapsed = insertEnd.Sub(start)
 	c.Tick(time.Now())
+	// The store's finishing work (index builds, statistics, flushes) can
+	// take as long as the inserts: progress goes on naming its steps.
+	ended := make(chan error, 1)
+	go func() { ended <- p.Store.EndLoad(ctx, info) }()
+	var endErr error
+finish:
+	for {
+		select {
+		case endErr = <-ended:
+			break finish
+		case now := <-t.C:
+			progress(now, true)
+		}
+	}
+	if endErr != nil {
+		return partial(), fmt.Errorf("end load: %w", endErr)
+	}
+	end := time.Now()
 	res := &LoadResult{
 		Nodes: cnt.nodes.Load(), ExpectedNodes: nodesTotal, Links: cnt.links.Load(), Counts: cnt.counts.Load(),
-		Elapsed: time.Since(start), Summary: c.Summary(), Collector: c,
+		Elapsed: end.Sub(start), InsertElapsed: insertEnd.Sub(start), FinishElapsed: end.Sub(insertEnd),
+		Stages: stages.list(), Summary: c.Summary(), Collector: c,
 	}
-	if p.OnProgress != nil {
-		p.OnProgress(LoadProgress{Elapsed: res.Elapsed, Links: res.Links, LinksTotal: linksTotal,
-			Nodes: res.Nodes, NodesTotal: nodesTotal, Counts: res.Counts})
-	}
+	progress(end, true)
 	return res, nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// graphRows counts the nodes, links and counts of the whole graph (every
+// shard, resumed units included): the rows the store's finishing steps
+// work on. Above exactCountIDs ids the links are estimated (allLinks).
+func (p *LoadPhase) graphRows(ctx context.Context) (nodes, links, counts int64, err error) {
+	cfg := p.Config
+	ids := cfg.MaxID1 - cfg.StartID1
+	types := int64(cfg.LinkTypeCount)
+	if links, err = p.allLinks(ctx); err != nil {
+		return 0, 0, 0, err
+	}
+	if cfg.GenerateNodes {
+		nodes = ids
+	}
+	return nodes, links, ids * types, nil
+}
+
+// allLinks is the number of links of the whole graph: exact up to
+// exactCountIDs ids (a pass over every id1, about 30 ns each), estimated
+// from 2^20 evenly spaced ids above (within 1%). It stops when ctx ends.
+func (p *LoadPhase) allLinks(ctx context.Context) (int64, error) {
+	cfg := p.Config
+	ids := cfg.MaxID1 - cfg.StartID1
+	types := int64(cfg.LinkTypeCount)
+	var links int64
+	if ids <= exactCountIDs {
+		for id1 := cfg.StartID1; id1 < cfg.MaxID1; id1++ {
+			if id1%(1<<16) == 0 && ctx.Err() != nil {
+				return 0, context.Cause(ctx)
+			}
+			links += p.Graph.LinksPerType(id1) * types
+		}
+		return links, nil
+	}
+	const samples = 1 << 20
+	stride := float64(ids) / samples
+	var sum float64
+	for i := range int64(samples) {
+		if i%(1<<16) == 0 && ctx.Err() != nil {
+			return 0, context.Cause(ctx)
+		}
+		sum += float64(p.Graph.LinksPerType(cfg.StartID1 + int64(float64(i)*stride)))
+	}
+	return int64(sum * stride * float64(types)), nil
 }
 
 // mine reports whether work item seq belongs to this shard.
@@ -290,20 +408,15 @@ func (p *LoadPhase) expected(ctx context.Context, shards int) (links, nodes int6
 const exactCountIDs = 1 << 24
 
 // estimated estimates what expected counts, for graphs too large to walk:
-// the links of 2^20 evenly spaced ids scaled to the whole range and to
-// this process's share of the units still to load. It is what the progress
+// the graph's estimated links scaled to this process's share of the units
+// still to load. It is what the progress
 // display divides by; the results report the rows actually written.
 func (p *LoadPhase) estimated(ctx context.Context, shards int) (links, nodes int64, err error) {
 	cfg := p.Config
 	ids := cfg.MaxID1 - cfg.StartID1
-	const samples = 1 << 20
-	stride := float64(ids) / samples
-	var sum float64
-	for i := range int64(samples) {
-		if i%(1<<16) == 0 && ctx.Err() != nil {
-			return 0, 0, context.Cause(ctx)
-		}
-		sum += float64(p.Graph.LinksPerType(cfg.StartID1 + int64(float64(i)*stride)))
+	all, err := p.allLinks(ctx)
+	if err != nil {
+		return 0, 0, err
 	}
 	size := max(cfg.LoaderChunkSize, 1)
 	chunks := (ids + size - 1) / size
@@ -313,7 +426,7 @@ func (p *LoadPhase) estimated(ctx context.Context, shards int) (links, nodes int
 			doneChunks++
 		}
 	}
-	links = int64(sum * stride * float64(cfg.LinkTypeCount) / float64(max(shards, 1)) * float64(chunks-doneChunks) / float64(chunks))
+	links = int64(float64(all) / float64(max(shards, 1)) * float64(chunks-doneChunks) / float64(chunks))
 	// Nodes are counted exactly: one step per chunk.
 	err = p.walk(ctx, shards, func(lo, hi int64, mine bool) {
 		if mine && cfg.GenerateNodes && !p.done(nodeUnit(lo)) {

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -51,66 +50,6 @@ func UserSet(cfg *config.Config, key string) bool {
 	}
 	e, ok := cfg.Props.Lookup(key)
 	return ok && e.Origin >= config.FromMain
-}
-
-// AdoptMeta reconciles the config with the metadata of a loaded graph: a
-// graph parameter the user did not set is taken from the metadata (and
-// listed in adopted); one the user set to a different value is an error
-// naming every difference. An empty meta (graph loaded by another tool)
-// changes nothing.
-func AdoptMeta(cfg *config.Config, meta map[string]string, dataHash string) (adopted []string, err error) {
-	if len(meta) == 0 {
-		return nil, nil
-	}
-	var diffs []string
-	ints := []struct {
-		key string
-		dst *int64
-	}{
-		{MetaStartID1, &cfg.StartID1},
-		{MetaMaxID1, &cfg.MaxID1},
-		{MetaRandomID2Max, &cfg.RandomID2Max},
-	}
-	for _, f := range ints {
-		v, ok := meta[f.key]
-		if !ok {
-			continue
-		}
-		n, perr := strconv.ParseInt(v, 10, 64)
-		if perr != nil || n == *f.dst {
-			continue
-		}
-		if UserSet(cfg, f.key) {
-			diffs = append(diffs, fmt.Sprintf("%s: loaded graph has %d, config says %d (%s)", f.key, n, *f.dst, cfg.Props.Where(f.key)))
-			continue
-		}
-		*f.dst = n
-		adopted = append(adopted, fmt.Sprintf("%s=%d", f.key, n))
-	}
-	if v, ok := meta[MetaLinkTypeCount]; ok {
-		if n, perr := strconv.Atoi(v); perr == nil && n != cfg.LinkTypeCount {
-			if UserSet(cfg, MetaLinkTypeCount) {
-				diffs = append(diffs, fmt.Sprintf("link_type_count: loaded graph has %d, config says %d (%s)", n, cfg.LinkTypeCount, cfg.Props.Where(MetaLinkTypeCount)))
-			} else {
-				cfg.LinkTypeCount = n
-				adopted = append(adopted, fmt.Sprintf("link_type_count=%d", n))
-			}
-		}
-	}
-	if v, ok := meta[MetaNLinksFunc]; ok && v != cfg.NLinks.Func {
-		diffs = append(diffs, fmt.Sprintf("nlinks_func: loaded graph has %q, config says %q", v, cfg.NLinks.Func))
-	}
-	if v, ok := meta[MetaDataHash]; ok && v != "" && dataHash != "" && v != dataHash && cfg.NLinks.Func == "real" {
-		diffs = append(diffs, fmt.Sprintf("data_file: the loaded graph used %s (sha256 %.12s), config uses %s (sha256 %.12s)", meta[MetaDataFile], v, cfg.DataFile, dataHash))
-	}
-	if v, ok := meta[MetaComplete]; ok && v == "false" {
-		diffs = append(diffs, "the load of this graph did not complete; finish it with `linkbench load --resume`, or load again with --truncate")
-	}
-	if len(diffs) > 0 {
-		sort.Strings(diffs)
-		return adopted, fmt.Errorf("the config does not match the loaded graph:\n  %s\nremove these settings to use the loaded graph's values, or load again with them", strings.Join(diffs, "\n  "))
-	}
-	return adopted, nil
 }
 
 // Keys of an interrupted load's record, which load --resume reads.

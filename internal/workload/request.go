@@ -46,12 +46,15 @@ func NewGens(cfg *config.Config) (Gens, error) {
 }
 
 // Progress is a snapshot the request phase reports every progressfreq
-// seconds (and once at the end of the warm-up).
+// seconds (and once at the start of the warm-up).
 type Progress struct {
-	Elapsed  time.Duration
-	Warmup   bool
-	Done     int64 // recorded requests so far
-	Interval stats.Interval
+	Elapsed time.Duration
+	Warmup  bool
+	Done    int64 // recorded requests so far
+	// Window holds the figures since the previous progress report.
+	Window stats.Window
+	// Requesters is the number of requesters still running.
+	Requesters int
 	// Backlog is the number of open-loop arrivals due but not started.
 	Backlog float64
 }
@@ -69,8 +72,10 @@ type RequestPhase struct {
 	Tick time.Duration
 	// OnInterval, when set, receives every interval as it closes.
 	OnInterval func(stats.Interval)
-	// OnProgress, when set, receives a progress snapshot every progressfreq.
-	OnProgress func(Progress)
+	// OnProgress, when set, receives a progress snapshot every
+	// ProgressEvery (default progressfreq).
+	OnProgress    func(Progress)
+	ProgressEvery time.Duration
 	// OnCollector, when set, receives the phase's statistics collector
 	// before the requesters start (for live exporters).
 	OnCollector func(*stats.Collector)
@@ -79,6 +84,7 @@ type RequestPhase struct {
 	// counts from that time (queueing included). It replaces requestrate.
 	Schedule *Schedule
 	backlog  float64 // largest backlog seen at a tick
+	running  atomic.Int64
 
 	// SeedOffset separates the random streams of driver processes that
 	// share a request_random_seed (the shard index of --shard).
@@ -122,6 +128,8 @@ type RequestResult struct {
 	// MaxBacklog is the largest number of arrivals that were due but not
 	// yet started at a tick of an open-loop run: how far the store lagged.
 	MaxBacklog float64
+	// Reconnects are the requests that failed on a lost connection.
+	Reconnects int64
 	// TimedOut counts the operations abandoned after op_timeout or at the
 	// hard end (they are counted as errors too).
 	TimedOut int64
@@ -135,6 +143,9 @@ type RequestResult struct {
 	// back before the end of the phase.
 	Lost *LostServer
 }
+
+// Running is the number of requesters running now (for live metrics).
+func (p *RequestPhase) Running() int { return int(p.running.Load()) }
 
 // ErrTooManyFailures is returned (with the result) when a requester
 // exceeded max_failed_requests.
@@ -251,8 +262,10 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 	for _, q := range reqs {
 		q.watch = wd.add(runCtx)
 		wg.Add(1)
+		p.running.Add(1)
 		go func() {
 			defer wg.Done()
+			defer p.running.Add(-1)
 			if q.run(runCtx, measureFrom, deadline) {
 				failedLimit.Store(true)
 				stop(nil)
@@ -273,6 +286,7 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 	res.Series = c.Series()
 	res.Stages = c.Segments()
 	res.MaxBacklog = p.backlog
+	res.Reconnects = c.Reconnects()
 	for _, q := range reqs {
 		if !q.returned.Load() {
 			res.Threads = append(res.Threads, ThreadResult{ID: q.id, Abandoned: true})
@@ -303,7 +317,10 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 // tickLoop closes an interval every p.Tick after the warm-up until the
 // requesters finish, then closes the last partial interval.
 func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time, done *atomic.Int64, finished <-chan struct{}) {
-	progressEvery := p.Config.ProgressFreq
+	progressEvery := p.ProgressEvery
+	if progressEvery <= 0 {
+		progressEvery = p.Config.ProgressFreq
+	}
 	if progressEvery <= 0 {
 		progressEvery = 6 * time.Second
 	}
@@ -332,7 +349,7 @@ func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time
 		}
 	}
 	checkStage(time.Now())
-	var acc []stats.Interval
+	c.TakeWindow() // the windows start after the warm-up
 	for {
 		select {
 		case <-finished:
@@ -346,15 +363,17 @@ func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time
 				p.backlog = max(p.backlog, p.Schedule.Backlog(now))
 			}
 			p.emit(iv)
-			acc = append(acc, iv)
-			if p.OnProgress != nil && !now.Before(nextProgress) {
-				pr := Progress{Elapsed: now.Sub(measureFrom), Done: done.Load(), Interval: mergeIntervals(acc)}
+			// Ticks arrive a hair after the time they were due: half a
+			// tick of slack keeps a 1 s progress interval at 1 s, not 2.
+			if p.OnProgress != nil && !now.Before(nextProgress.Add(-p.Tick/2)) {
+				pr := Progress{Elapsed: now.Sub(measureFrom), Done: done.Load(), Window: c.TakeWindow(), Requesters: p.Running()}
 				if p.Schedule != nil {
 					pr.Backlog = p.Schedule.Backlog(now)
 				}
 				p.OnProgress(pr)
-				acc = acc[:0]
-				nextProgress = now.Add(progressEvery)
+				if nextProgress = nextProgress.Add(progressEvery); nextProgress.Before(now) {
+					nextProgress = now.Add(progressEvery)
+				}
 			}
 		}
 	}
@@ -364,39 +383,6 @@ func (p *RequestPhase) emit(iv stats.Interval) {
 	if p.OnInterval != nil {
 		p.OnInterval(iv)
 	}
-}
-
-// mergeIntervals sums counts of consecutive intervals for a progress line;
-// latency percentiles are taken from the last interval that has the op.
-func mergeIntervals(ivs []stats.Interval) stats.Interval {
-	if len(ivs) == 0 {
-		return stats.Interval{}
-	}
-	out := stats.Interval{Start: ivs[0].Start, End: ivs[len(ivs)-1].End, EndTime: ivs[len(ivs)-1].EndTime}
-	byOp := map[graph.Op]*stats.OpSummary{}
-	var order []graph.Op
-	for _, iv := range ivs {
-		out.Count += iv.Count
-		out.Errors += iv.Errors
-		for _, s := range iv.Ops {
-			if e, ok := byOp[s.Op]; ok {
-				cnt, errs, ret := e.Count+s.Count, e.Errors+s.Errors, e.Retries+s.Retries
-				*e = s
-				e.Count, e.Errors, e.Retries = cnt, errs, ret
-			} else {
-				cp := s
-				byOp[s.Op] = &cp
-				order = append(order, s.Op)
-			}
-		}
-	}
-	if d := (out.End - out.Start).Seconds(); d > 0 {
-		out.OpsPerSec = float64(out.Count) / d
-	}
-	for _, op := range order {
-		out.Ops = append(out.Ops, *byOp[op])
-	}
-	return out
 }
 
 // run is the requester loop. It returns true when the requester stopped
@@ -495,6 +481,7 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 				return true
 			}
 			if errors.Is(err, graph.ErrConnection) {
+				q.handle.RecordReconnect(op)
 				// The server is unreachable: wait before the next try, so an
 				// outage costs a few failures per second, not thousands.
 				backoff = min(max(2*backoff, 50*time.Millisecond), time.Second)

@@ -16,9 +16,11 @@ const Name = "memory"
 
 func init() {
 	store.Register(store.Driver{
-		Name:    Name,
-		Aliases: []string{"com.facebook.LinkBench.MemoryLinkStore", "com.facebook.LinkBench.LinkStoreMemory"},
-		Open:    func(context.Context, store.Options) (store.Store, error) { return New(), nil },
+		Name:       Name,
+		Aliases:    []string{"com.facebook.LinkBench.MemoryLinkStore", "com.facebook.LinkBench.LinkStoreMemory"},
+		Open:       func(context.Context, store.Options) (store.Store, error) { return New(), nil },
+		Embedded:   true,
+		PerProcess: true,
 	})
 }
 

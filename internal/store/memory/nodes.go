@@ -144,6 +144,8 @@ func (s *Store) LoadCounts(_ context.Context, counts []graph.Count) error {
 // It also sorts every loaded list, one goroutine per CPU.
 func (s *Store) EndLoad(_ context.Context, info store.LoadInfo) error {
 	s.raiseNextID(info.MaxID1)
+	end := info.BeginStage("sort lists", info.Links)
+	defer end()
 	var wg sync.WaitGroup
 	next := make(chan int, linkShards)
 	for i := range s.links {

@@ -368,6 +368,8 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 // EndLoad implements store.BulkLoader: the node id allocator moves to at
 // least MaxID1-1, so new nodes get ids above every loaded one.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
+	end := info.BeginStage("set node id allocator", 0)
+	defer end()
 	_, err := s.meta.UpdateOne(ctx, byID(nodeIDKey), bson.D{{Key: "$max", Value: bson.D{{Key: "last", Value: info.MaxID1 - 1}}}}, upsert)
 	if err != nil {
 		return fmt.Errorf("set the node id allocator: %w", classify(err))

@@ -410,6 +410,21 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	return store.Description{Version: s.server, Settings: map[string]string{"mongo_transactions": s.txnMode}}, nil
 }
 
+// Servers implements store.ServerLocator with the pid that serverStatus
+// reports (mongod does; a server that does not leaves it 0).
+func (s *Store) Servers(ctx context.Context) ([]store.ServerInfo, error) {
+	var st struct {
+		PID int64 `bson:"pid"`
+	}
+	info := store.ServerInfo{Addr: s.addr}
+	if err := s.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&st); err == nil {
+		info.PID = int(st.PID)
+	} else if ctx.Err() != nil {
+		return nil, err
+	}
+	return []store.ServerInfo{info}, nil
+}
+
 // Mode is the consistency mode in force: "on" or "off".
 func (s *Store) Mode() string {
 	if s.txn {

@@ -138,12 +138,15 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.droppedIdx {
 		s.st.close()
+		end := info.BeginStage("build index id1_type", info.Links)
 		// Another --shard process may have built it a moment ago (1061).
 		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" ADD INDEX id1_type "+indexCols); err != nil && !isMySQLError(err, 1061) {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
+		end()
 		s.droppedIdx = false
 	}
+	end := info.BeginStage("set AUTO_INCREMENT", 0)
 	var maxID sql.NullInt64
 	if err := s.r.QueryRowContext(ctx, "SELECT max(id) FROM "+q(s.t.Node)).Scan(&maxID); err != nil {
 		return classify(err)
@@ -152,8 +155,13 @@ func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if _, err := s.w.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s AUTO_INCREMENT = %d", q(s.t.Node), next)); err != nil {
 		return fmt.Errorf("set AUTO_INCREMENT: %w", classify(err))
 	}
-	_, err := s.w.ExecContext(ctx, "ANALYZE TABLE "+q(s.t.Link)+", "+q(s.t.Count)+", "+q(s.t.Node))
-	return classify(err)
+	end()
+	end = info.BeginStage("analyze tables", info.Links+info.Counts+info.Nodes)
+	if _, err := s.w.ExecContext(ctx, "ANALYZE TABLE "+q(s.t.Link)+", "+q(s.t.Count)+", "+q(s.t.Node)); err != nil {
+		return classify(err)
+	}
+	end()
+	return nil
 }
 
 // Reset implements store.Resetter.
@@ -220,6 +228,22 @@ func serverKind(version string) string {
 		return "MariaDB"
 	}
 	return "MySQL"
+}
+
+// Servers implements store.ServerLocator with the server's own pid_file and
+// datadir (a relative pid_file is inside datadir).
+func (s *Store) Servers(ctx context.Context) ([]store.ServerInfo, error) {
+	info := store.ServerInfo{Addr: s.addr}
+	var pidFile, dataDir sql.NullString
+	if err := s.r.QueryRowContext(ctx, "SELECT @@pid_file, @@datadir").Scan(&pidFile, &dataDir); err == nil {
+		info.PIDFile, info.DataDir = pidFile.String, dataDir.String
+		if info.PIDFile != "" && !strings.HasPrefix(info.PIDFile, "/") && info.DataDir != "" {
+			info.PIDFile = strings.TrimSuffix(info.DataDir, "/") + "/" + info.PIDFile
+		}
+	} else if ctx.Err() != nil {
+		return nil, classify(err)
+	}
+	return []store.ServerInfo{info}, nil
 }
 
 // Describe implements store.Describer.

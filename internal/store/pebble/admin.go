@@ -80,7 +80,12 @@ func (s *Store) EndLoad(_ context.Context, info store.LoadInfo) error {
 	if err := s.db.Set(seqKey, seq, pebble.Sync); err != nil {
 		return err
 	}
-	return s.db.Flush()
+	end := info.BeginStage("flush memtables", 0)
+	if err := s.db.Flush(); err != nil {
+		return err
+	}
+	end()
+	return nil
 }
 
 // Init implements store.Initializer: Pebble needs no schema; drop deletes

@@ -23,8 +23,9 @@ const Name = "pebble"
 
 func init() {
 	store.Register(store.Driver{
-		Name:    Name,
-		Aliases: []string{"com.facebook.LinkBench.LinkStoreRocksDb"},
+		Name:     Name,
+		Embedded: true,
+		Aliases:  []string{"com.facebook.LinkBench.LinkStoreRocksDb"},
 		Keys: []store.KeyDoc{
 			{Name: "pebble_path", Doc: "database directory (default <data_dir>/pebble)"},
 			{Name: "pebble_sync", Default: "true", Doc: "sync every operation's write to disk"},
@@ -393,3 +394,6 @@ func (s *Store) DeleteNode(_ context.Context, nodeType int32, id int64) (bool, e
 	}
 	return true, s.db.Delete(nodeKey(id), s.sync)
 }
+
+// DataPath implements store.DataPather: the database directory.
+func (s *Store) DataPath() string { return s.path }

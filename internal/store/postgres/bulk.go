@@ -116,20 +116,29 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 // sequence to at least MaxID1 and refreshes statistics.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.droppedIdx {
+		end := info.BeginStage("build index id1_type", info.Links)
 		if err := s.underSchemaLock(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
+		end()
 		s.droppedIdx = false
 	}
+	end := info.BeginStage("set node sequence", 0)
 	_, err := s.pool.Exec(ctx, "SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST($2::bigint, (SELECT COALESCE(max(id), 0) FROM "+s.t.Node+")), true)",
 		s.t.Node, info.MaxID1-1) // quoted: pg_get_serial_sequence reads its argument as SQL
 	if err != nil {
 		return fmt.Errorf("set the node sequence: %w", classify(err))
 	}
-	for _, t := range []string{s.t.Link, s.t.Count, s.t.Node} {
-		if _, err := s.pool.Exec(ctx, "ANALYZE "+t); err != nil {
+	end()
+	for _, t := range []struct {
+		name string
+		rows int64
+	}{{s.t.Link, info.Links}, {s.t.Count, info.Counts}, {s.t.Node, info.Nodes}} {
+		end := info.BeginStage("analyze "+t.name, t.rows)
+		if _, err := s.pool.Exec(ctx, "ANALYZE "+t.name); err != nil {
 			return classify(err)
 		}
+		end()
 	}
 	return nil
 }
@@ -280,6 +289,20 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 		}
 	}
 	return d, nil
+}
+
+// Servers implements store.ServerLocator. The data directory (readable by
+// superusers and members of pg_read_all_settings) holds postmaster.pid,
+// whose first line is the postmaster's pid.
+func (s *Store) Servers(ctx context.Context) ([]store.ServerInfo, error) {
+	info := store.ServerInfo{Addr: s.addr}
+	var dir string
+	if err := s.pool.QueryRow(ctx, "SELECT current_setting('data_directory')").Scan(&dir); err == nil {
+		info.DataDir, info.PIDFile = dir, dir+"/postmaster.pid"
+	} else if ctx.Err() != nil {
+		return nil, classify(err)
+	}
+	return []store.ServerInfo{info}, nil
 }
 
 // BulkBatchRows implements store.BatchHinter: COPY pays a round trip per

@@ -15,9 +15,17 @@ func (s *Store) BeginLoad(ctx context.Context, info store.LoadInfo) error {
 	return s.each(func(_ int, st store.Store) error { return st.(store.BulkLoader).BeginLoad(ctx, info) })
 }
 
-// EndLoad implements store.BulkLoader on every target.
+// EndLoad implements store.BulkLoader on every target, at once: each
+// target's steps are reported under its name, without row counts (a
+// target holds only its part of the graph).
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
-	return s.each(func(_ int, st store.Store) error { return st.(store.BulkLoader).EndLoad(ctx, info) })
+	return s.each(func(i int, st store.Store) error {
+		ti := info
+		if info.Stage != nil {
+			ti.Stage = func(name string, _ int64) func() { return info.Stage(s.targets[i].String()+": "+name, 0) }
+		}
+		return st.(store.BulkLoader).EndLoad(ctx, ti)
+	})
 }
 
 // split calls load once per target that owns some of the n rows, with
@@ -176,6 +184,21 @@ func (s *Store) SizeOnDisk(ctx context.Context) (int64, error) {
 		}
 	}
 	return total, nil
+}
+
+// Servers implements store.ServerLocator: the servers of every target.
+func (s *Store) Servers(ctx context.Context) ([]store.ServerInfo, error) {
+	var out []store.ServerInfo
+	for _, st := range s.stores {
+		if l, ok := st.(store.ServerLocator); ok {
+			infos, err := l.Servers(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, infos...)
+		}
+	}
+	return out, nil
 }
 
 // Describe implements store.Describer: the first target's description and

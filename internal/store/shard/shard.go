@@ -163,9 +163,6 @@ func (o overlay) Get(key string) (string, bool) {
 	return o.Props.Get(key)
 }
 
-// Embedded stores keep one file or directory; sharding needs servers.
-var embedded = map[string]bool{"sqlite": true, "pebble": true, "memory": true}
-
 // Open opens drv once per target. With a single target it returns that
 // store itself.
 func Open(ctx context.Context, drv *store.Driver, o store.Options) (store.Store, error) {
@@ -179,7 +176,7 @@ func Open(ctx context.Context, drv *store.Driver, o store.Options) (store.Store,
 	if store.String(o.Props, "url", "") != "" && drv.Name == "mongodb" && ts[0].Host != "" {
 		return nil, errors.New("hosts with url: a MongoDB url names its own servers; give hosts with host/port-style keys (user, password, auth_source) instead of url")
 	}
-	if embedded[drv.Name] {
+	if drv.Embedded { // one file or directory; sharding needs servers
 		return nil, fmt.Errorf("hosts/dbcount: the %s store keeps one local database; sharding needs a server store (postgres, mysql, mongodb)", drv.Name)
 	}
 	s := &Store{targets: ts, table: table}

@@ -107,12 +107,15 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 // id allocator to at least MaxID1, restores synchronous and checkpoints.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.droppedIdx {
+		end := info.BeginStage("build index id1_type", info.Links)
 		if _, err := s.w.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
+		end()
 		s.droppedIdx = false
 		s.stmts.close()
 	}
+	end := info.BeginStage("set node id allocator", 0)
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		var maxID sql.NullInt64
 		if err := tx.QueryRowContext(ctx, "SELECT max(id) FROM "+s.t.Node).Scan(&maxID); err != nil {
@@ -131,14 +134,21 @@ func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if err != nil {
 		return fmt.Errorf("set the node id allocator: %w", err)
 	}
+	end()
 	if _, err := s.w.ExecContext(ctx, "PRAGMA synchronous = "+s.sync); err != nil {
 		return classify(err)
 	}
+	end = info.BeginStage("checkpoint WAL", 0)
 	if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		return classify(err)
 	}
-	_, err = s.w.ExecContext(ctx, "ANALYZE")
-	return classify(err)
+	end()
+	end = info.BeginStage("analyze", info.Links+info.Nodes+info.Counts)
+	if _, err := s.w.ExecContext(ctx, "ANALYZE"); err != nil {
+		return classify(err)
+	}
+	end()
+	return nil
 }
 
 // Reset implements store.Resetter.

@@ -20,8 +20,9 @@ const Name = "sqlite"
 
 func init() {
 	store.Register(store.Driver{
-		Name:    Name,
-		Aliases: []string{"com.facebook.LinkBench.LinkStoreSqlite"},
+		Name:     Name,
+		Embedded: true,
+		Aliases:  []string{"com.facebook.LinkBench.LinkStoreSqlite"},
 		Keys: []store.KeyDoc{
 			{Name: "sqlite_path", Doc: "database file (default <data_dir>/linkbench.db)"},
 			{Name: "sqlite_synchronous", Default: "FULL", Doc: "FULL (durable), NORMAL or OFF"},
@@ -275,3 +276,6 @@ func affinity(declared string) string {
 	}
 	return "NUMERIC"
 }
+
+// DataPath implements store.DataPather: the database file.
+func (s *Store) DataPath() string { return s.path }

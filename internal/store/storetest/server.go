@@ -1,8 +1,12 @@
 package storetest
 
 import (
+	"context"
 	"os"
 	"testing"
+
+	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/sysmon"
 )
 
 // Server env variables and the scripts that start their servers.
@@ -28,4 +32,21 @@ func ServerURL(t testing.TB, env string) string {
 		t.Skipf("%s not set (scripts/%s start)", env, script)
 	}
 	return u
+}
+
+// CheckLocalServer asserts that a store whose test server runs on this
+// machine (as scripts/ start it) names that server: its pid file, or its
+// pid, leads to a live process here, which the results' resource figures
+// then follow.
+func CheckLocalServer(t *testing.T, st store.ServerLocator) {
+	t.Helper()
+	infos, err := st.Servers(context.Background())
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("Servers: %v, %v", infos, err)
+	}
+	in := infos[0]
+	pid, why := sysmon.Locate("", sysmon.Server{Addr: in.Addr, PID: in.PID, PIDFile: in.PIDFile, DataDir: in.DataDir})
+	if pid == 0 {
+		t.Fatalf("the local test server was not located from %+v: %s", in, why)
+	}
 }

@@ -1,0 +1,381 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/stats"
+)
+
+// Delta is one figure of a run compared with the same figure of the base
+// run: the whole-run values, the relative change, and the 95% interval of
+// that change under the two runs' own noise.
+type Delta struct {
+	Metric string
+	// Op is the op the figure belongs to ("" for run-wide figures).
+	Op            string
+	Unit          string
+	LowerIsBetter bool
+	Base, Value   float64
+	Change        float64
+	Noise         Interval95
+}
+
+// Significant reports a change that exceeds the noise: the interval
+// excludes 0 and the whole-run change lies outside the noise band.
+func (d Delta) Significant() bool {
+	return d.Noise.Significant() && math.Abs(d.Change) > d.Noise.HalfWidth()
+}
+
+// Verdict is the word for the change: better, worse, within noise, or
+// unknown noise.
+func (d Delta) Verdict() string {
+	switch {
+	case !d.Noise.Known:
+		return "noise unknown"
+	case !d.Significant():
+		return "within noise"
+	case (d.Change < 0) == d.LowerIsBetter:
+		return "SIGNIFICANT, better"
+	}
+	return "SIGNIFICANT, worse"
+}
+
+// Comparison is one run set against the base run.
+type Comparison struct {
+	Base, Run string // labels (A, B, ...)
+	Deltas    []Delta
+}
+
+// metric is a compared figure: how to read it from a run, whole and per
+// interval.
+type metric struct {
+	name, op, unit string
+	lowerIsBetter  bool
+	whole          func(r *Results) (float64, bool)
+	series         func(r *Results) ratioSeries
+}
+
+// RunLabel is the short label of the i-th run of a comparison: A, B, ...
+func RunLabel(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("R%d", i+1)
+}
+
+// Compare sets every run against the first.
+func Compare(runs []*Results) []Comparison {
+	var out []Comparison
+	for i := 1; i < len(runs); i++ {
+		c := Comparison{Base: RunLabel(0), Run: RunLabel(i)}
+		for _, m := range metrics(runs[0], runs[i]) {
+			a, okA := m.whole(runs[0])
+			b, okB := m.whole(runs[i])
+			if !okA || !okB || a <= 0 {
+				continue
+			}
+			d := Delta{Metric: m.name, Op: m.op, Unit: m.unit, LowerIsBetter: m.lowerIsBetter, Base: a, Value: b, Change: b/a - 1}
+			d.Noise = changeInterval(m.series(runs[0]), m.series(runs[i]), m.name)
+			c.Deltas = append(c.Deltas, d)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// opOf finds op in a list of summaries.
+func opOf(ops []stats.OpSummary, name string) (stats.OpSummary, bool) {
+	for _, o := range ops {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return stats.OpSummary{}, false
+}
+
+// metrics lists the figures both runs have: throughput, all ops' and each
+// op's p50, p99 and p99.9, CPU and disk I/O per request.
+func metrics(a, b *Results) []metric {
+	unit := "requests/s"
+	perOp := "request"
+	if a.Phase == "load" {
+		unit, perOp = "links/s", "link"
+	}
+	ms := []metric{{name: "throughput", unit: unit,
+		whole: func(r *Results) (float64, bool) {
+			if r.Phase == "load" {
+				return r.Totals.LinksPerSec, true
+			}
+			return r.Totals.OpsPerSec, true
+		},
+		series: rateSeries}}
+	if a.AllOps != nil && b.AllOps != nil {
+		for _, ps := range percentileStyles {
+			pick, q := ps.pick, ps.q
+			ms = append(ms, metric{name: "all ops " + ps.name, unit: "ms", lowerIsBetter: true,
+				whole: func(r *Results) (float64, bool) { return pick(r.AllOps.Percentiles), true },
+				series: func(r *Results) ratioSeries {
+					var s ratioSeries
+					for _, iv := range groupIntervals(r.Intervals, maxBootstrapPoints) {
+						if v := MixtureQuantiles(iv.Ops, []float64{q})[0]; !math.IsNaN(v) {
+							s = s.add(v*float64(iv.Count), float64(iv.Count))
+						}
+					}
+					return s
+				}})
+		}
+	}
+	for _, o := range a.Ops {
+		if o.Name == "RANGE_SIZE" || o.Count == 0 {
+			continue
+		}
+		if ob, ok := opOf(b.Ops, o.Name); !ok || ob.Count == 0 {
+			continue
+		}
+		for _, ps := range percentileStyles {
+			name, pick := o.Name, ps.pick
+			ms = append(ms, metric{name: name + " " + ps.name, op: name, unit: "ms", lowerIsBetter: true,
+				whole: func(r *Results) (float64, bool) {
+					s, ok := opOf(r.Ops, name)
+					return pick(s.Percentiles), ok && s.Count > 0
+				},
+				series: func(r *Results) ratioSeries {
+					var s ratioSeries
+					for _, iv := range r.Intervals {
+						if x, ok := opOf(iv.Ops, name); ok && x.Count > 0 {
+							s = s.add(pick(x.Percentiles)*float64(x.Count), float64(x.Count))
+						}
+					}
+					return s
+				}})
+		}
+	}
+	if a.Efficiency == nil || b.Efficiency == nil {
+		return ms
+	}
+	type res struct {
+		name, unit string
+		per        func(r *Results) float64
+		amount     func(i int, r *Results, secs float64) float64
+	}
+	cpu := func(pct float64, secs float64) float64 { return pct / 100 * secs * 1e6 }
+	list := []res{
+		{"driver CPU", "µs/" + perOp, func(r *Results) float64 { return r.Efficiency.DriverCPUUs },
+			func(i int, r *Results, d float64) float64 { return cpu(r.Resources[i].DriverCPUPct, d) }},
+		{"machine CPU", "µs/" + perOp, func(r *Results) float64 { return r.Efficiency.MachineCPUUs },
+			func(i int, r *Results, d float64) float64 {
+				return cpu((r.Resources[i].UserPct+r.Resources[i].SysPct)*float64(max(r.Environment.CPUs, 1)), d)
+			}},
+		{"server CPU", "µs/" + perOp, func(r *Results) float64 { return r.Efficiency.ServerCPUUs },
+			func(i int, r *Results, d float64) float64 { return cpu(r.Resources[i].ServerCPUPct, d) }},
+		{"disk reads", "per " + perOp, func(r *Results) float64 { return r.Efficiency.Reads },
+			func(i int, r *Results, d float64) float64 { return r.Resources[i].ReadsPerSec * d }},
+		{"KB read", "per " + perOp, func(r *Results) float64 { return r.Efficiency.ReadKB },
+			func(i int, r *Results, d float64) float64 { return r.Resources[i].ReadKBPerSec * d }},
+		{"KB written", "per " + perOp, func(r *Results) float64 { return r.Efficiency.WriteKB },
+			func(i int, r *Results, d float64) float64 { return r.Resources[i].WriteKBPerSec * d }},
+	}
+	for _, x := range list {
+		x := x
+		if x.per(a) <= 0 || x.per(b) <= 0 {
+			continue
+		}
+		ms = append(ms, metric{name: x.name, unit: x.unit, lowerIsBetter: true,
+			whole: func(r *Results) (float64, bool) { return x.per(r), true },
+			series: func(r *Results) ratioSeries {
+				var s ratioSeries
+				for i := range r.Resources {
+					d := 1.0
+					if i > 0 {
+						d = r.Resources[i].Time.Sub(r.Resources[i-1].Time).Seconds()
+					}
+					if rate, ok := rateAt(r, r.Resources[i].Time); ok && d > 0 {
+						s = s.add(x.amount(i, r, d), rate*d)
+					}
+				}
+				return s
+			}})
+	}
+	return ms
+}
+
+// rateSeries is the throughput of a run per interval: requests and
+// seconds (links and seconds of a load with recorded progress).
+func rateSeries(r *Results) ratioSeries {
+	var s ratioSeries
+	if r.Phase == "load" && len(r.LoadProgress) > 1 {
+		for i := 1; i < len(r.LoadProgress); i++ {
+			p, q := r.LoadProgress[i-1], r.LoadProgress[i]
+			if d := q.Sec - p.Sec; d > 0 && d < 1.5 {
+				s = s.add(float64(q.Links-p.Links), d)
+			}
+		}
+		return s
+	}
+	for _, iv := range r.Intervals {
+		if iv.DurationSec > 0 {
+			s = s.add(float64(iv.Count), iv.DurationSec)
+		}
+	}
+	return s
+}
+
+// rateAt is the throughput of the interval that holds wall-clock time t.
+func rateAt(r *Results, t time.Time) (float64, bool) {
+	if r.Phase == "load" {
+		sec := t.Sub(r.StartedAt).Seconds()
+		for i := 1; i < len(r.LoadProgress); i++ {
+			p, q := r.LoadProgress[i-1], r.LoadProgress[i]
+			if sec > p.Sec && sec <= q.Sec && q.Sec > p.Sec {
+				return float64(q.Links-p.Links) / (q.Sec - p.Sec), true
+			}
+		}
+		return 0, false
+	}
+	i := sort.Search(len(r.Intervals), func(i int) bool { return !r.Intervals[i].EndTime.Before(t) })
+	if i == len(r.Intervals) {
+		return 0, false
+	}
+	iv := r.Intervals[i]
+	if t.Before(iv.EndTime.Add(-secondsDur(iv.DurationSec + 0.5))) {
+		return 0, false
+	}
+	return iv.OpsPerSec, true
+}
+
+// SettingDiff is a setting or fact that differs between the runs.
+type SettingDiff struct {
+	Key    string
+	Values []string
+	// Warning says why the difference makes the runs' figures incomparable
+	// ("" for differences that are what an A/B test varies).
+	Warning string
+}
+
+// incomparable are the config keys whose difference changes the workload
+// itself, with what it changes.
+func incomparableKey(key string) string {
+	switch key {
+	case "maxid1", "startid1", "nlinks_func", "nlinks_config", "nlinks_default", "link_type_count", "randomid2max", "id2gen_config":
+		return "the graphs differ"
+	case "link_datasize", "node_datasize":
+		return "the payload sizes differ"
+	case "requesters", "requestrate", "arrival_rate", "arrival_dist", "stages", "ramp_time":
+		return "the offered load differs"
+	case "maxtime", "warmup_time", "loops", "requests":
+		return "the measured durations differ"
+	case "store", "linkstore", "nodestore":
+		return "the stores differ"
+	case "workload_file", "data_file", "getlinklist_history", "read_uncorr_blend", "write_uncorr_blend":
+		return "the request mix or its ids differ"
+	}
+	for _, k := range graph.MixKeys {
+		if key == k {
+			return "the request mix differs"
+		}
+	}
+	for _, p := range []string{"read_", "write_", "node_read_", "node_update_", "node_delete_", "link_multiget"} {
+		if strings.HasPrefix(key, p) {
+			return "the id or multiget distributions differ"
+		}
+	}
+	return ""
+}
+
+// DiffSettings lists the config keys, store settings and environment
+// facts that differ between the runs, each with a warning when the
+// difference makes the figures incomparable.
+func DiffSettings(runs []*Results) []SettingDiff {
+	var out []SettingDiff
+	add := func(key, warning string, vals []string) {
+		for _, v := range vals[1:] {
+			if v != vals[0] {
+				out = append(out, SettingDiff{Key: key, Values: vals, Warning: warning})
+				return
+			}
+		}
+	}
+	each := func(f func(r *Results) string) []string {
+		vals := make([]string, len(runs))
+		for i, r := range runs {
+			vals[i] = f(r)
+		}
+		return vals
+	}
+	add("phase", "a load and a request phase measure different things", each(func(r *Results) string { return r.Phase }))
+	add("store", "the stores differ", each(func(r *Results) string { return r.Store }))
+	// The measured durations, when they differ by more than a fifth.
+	secs := each(func(r *Results) string { return fmt.Sprintf("%.0f s", r.ElapsedSec) })
+	lo, hi := math.Inf(1), 0.0
+	for _, r := range runs {
+		lo, hi = math.Min(lo, r.ElapsedSec), math.Max(hi, r.ElapsedSec)
+	}
+	if lo > 0 && hi/lo > 1.2 {
+		add("measured duration", "the measured durations differ: caches, compaction and database growth differ with time", secs)
+	}
+	keys := map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.Config {
+			keys[c.Key] = true
+		}
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		if k == "store" {
+			continue
+		}
+		vals := each(func(r *Results) string {
+			for _, c := range r.Config {
+				if c.Key == k {
+					return c.Value
+				}
+			}
+			return "(unset)"
+		})
+		add(k, incomparableKey(k), vals)
+	}
+	add("host", "the runs ran on different machines", each(func(r *Results) string { return r.Environment.Hostname }))
+	add("CPUs", "the machines differ", each(func(r *Results) string { return fmt.Sprint(r.Environment.CPUs) }))
+	add("OS/arch", "the machines differ", each(func(r *Results) string { return r.Environment.OS + "/" + r.Environment.Arch }))
+	add("store version", "", each(func(r *Results) string { return r.StoreVersion }))
+	add("linkbench version", "", each(func(r *Results) string { return r.ToolVersion }))
+	settings := map[string]bool{}
+	for _, r := range runs {
+		for k := range r.StoreSettings {
+			settings[k] = true
+		}
+	}
+	var sk []string
+	for k := range settings {
+		sk = append(sk, k)
+	}
+	sort.Strings(sk)
+	for _, k := range sk {
+		add("store: "+k, "", each(func(r *Results) string { return r.StoreSettings[k] }))
+	}
+	return out
+}
+
+// groupIntervals merges consecutive intervals into at most n (the
+// estimate of an all-ops percentile per interval is costly on a day's
+// 86,400 seconds; the bootstrap groups them anyway).
+func groupIntervals(ivs []stats.Interval, n int) []stats.Interval {
+	if len(ivs) <= n {
+		return ivs
+	}
+	per := (len(ivs) + n - 1) / n
+	var out []stats.Interval
+	for i := 0; i < len(ivs); i += per {
+		out = append(out, mergeIntervals(ivs[i:min(i+per, len(ivs))]))
+	}
+	return out
+}
