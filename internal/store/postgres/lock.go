@@ -35,8 +35,14 @@ func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (f
 		conn.Close(cctx)
 		return nil, err
 	}
-	if len(holder) > 63 {
-		holder = holder[:63]
+	// application_name keeps 63 bytes: drop whole parts from the end.
+	for len(holder) > 63 {
+		i := strings.LastIndex(holder, ", ")
+		if i < 0 {
+			holder = holder[:63]
+			break
+		}
+		holder = holder[:i]
 	}
 	if _, err := conn.Exec(ctx, "SELECT set_config('application_name', $1, false)", holder); err != nil {
 		return fail(classify(err))
@@ -69,6 +75,10 @@ func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (f
 		if c := s.lockConn.Swap(nil); c != nil {
 			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
+			// Unlocked before the connection goes: the server frees the
+			// locks of a closed connection only when its backend exits,
+			// after Close has returned.
+			c.Exec(cctx, "SELECT pg_advisory_unlock_all()")
 			c.Close(cctx)
 		}
 	}, nil

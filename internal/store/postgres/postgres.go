@@ -213,6 +213,7 @@ func (s *Store) Addr() string { return s.addr }
 func (s *Store) Close() error {
 	if c := s.lockConn.Swap(nil); c != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c.Exec(cctx, "SELECT pg_advisory_unlock_all()")
 		c.Close(cctx)
 		cancel()
 	}
