@@ -47,7 +47,7 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{"LOAD PHASE COMPLETED.  Loaded 5000 nodes (Expected 5000). Loaded ", "REQUEST PHASE COMPLETED. ", "GET_NODE ", "p99.9 ms"} {
+	for _, want := range []string{"LOAD PHASE COMPLETED. Loaded 5000 nodes (Expected 5000), 20000 links (4.00 /node), 10000 counts (2.00 /node). ", "REQUEST PHASE COMPLETED. ", "GET_NODE ", "p99.9 ms"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -59,7 +59,9 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 		t.Errorf("stdout prints the results more than once:\n%s", out)
 	}
 	for _, l := range strings.Split(out, "\n") {
-		if len(l) > 160 {
+		// The reference's LOAD line keeps its format, which scripts
+		// parse, whatever its width.
+		if len(l) > 160 && !strings.HasPrefix(l, "LOAD PHASE COMPLETED. ") {
 			t.Errorf("stdout line of %d columns: %q", len(l), l)
 		}
 	}
@@ -199,6 +201,12 @@ func TestConfigCommandShowsOrigins(t *testing.T) {
 // tableHash digests every row of the three tables in primary-key order.
 func tableHash(t *testing.T, path string) string {
 	t.Helper()
+	return queryHash(t, path, "SELECT id, type, version, time, hex(data) FROM nodetable ORDER BY id")
+}
+
+// queryHash digests the link and count tables and the result of nodes.
+func queryHash(t *testing.T, path, nodes string) string {
+	t.Helper()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +216,7 @@ func tableHash(t *testing.T, path string) string {
 	for _, q := range []string{
 		"SELECT id1, id2, link_type, visibility, hex(data), time, version FROM linktable ORDER BY link_type, id1, id2",
 		"SELECT id, link_type, count, time, version FROM counttable ORDER BY id, link_type",
-		"SELECT id, type, version, time, hex(data) FROM nodetable ORDER BY id",
+		nodes,
 	} {
 		rows, err := db.Query(q)
 		if err != nil {

@@ -318,6 +318,11 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		lp.OnCollector = func(c *stats.Collector) { a.exp.BeginPhase("load", c, prog.live()) }
 		defer a.exp.EndPhase()
 	}
+	if !workload.UserSet(cfg, "load_time_ms") {
+		// Nodes carry the second they were generated, as the reference's;
+		// a given load_time_ms makes the whole graph reproducible instead.
+		lp.NodeTime = func() int32 { return int32(time.Now().Unix()) }
+	}
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
@@ -374,7 +379,7 @@ type loadOutput struct {
 // not keep the others from being written.
 func (a *app) loadResults(ctx context.Context, e *env, st store.Store, o loadOutput, storeOK bool) error {
 	cfg, res := e.cfg, o.res
-	line := report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Elapsed)
+	line := report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Counts, res.Elapsed, cfg.NeverChange)
 	if o.interrupted {
 		line = strings.Replace(line, "COMPLETED", "INTERRUPTED", 1)
 	}
@@ -557,6 +562,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 		}
 	}
 	e.log.Infof("request phase: %d requesters, %s, warm-up %s, seed %d", cfg.Requesters, limitText(cfg), cfg.WarmupTime, cfg.RequestRandomSeed)
+	e.log.Infof("workload semantics: %s", semanticsText(cfg))
 	shard, _, err := parseShard(a.opts.shard)
 	if err != nil {
 		return nil, err
@@ -609,7 +615,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 			continue
 		}
 		e.log.Infof("ThreadID = %d total requests = %d requests/second = %.0f found = %d not found = %d history queries = %d/%d failed = %d",
-			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.Requests, t.Failed)
+			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.ListRequests, t.Failed)
 	}
 	a.printResults(e, res.Summary, cfg.Requesters, nil, report.RequestLine(res.Requests, res.Elapsed))
 	// A failure to write one output does not keep the others from being
@@ -618,6 +624,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	hung := len(res.HardEnd) > 0 || res.Abandoned > 0
 	e.hung = e.hung || hung
 	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed, !hung)
+	r.WorkloadSemantics = cfg.WorkloadSemantics
 	r.Interrupted = res.Interrupted
 	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, Reconnects: res.Reconnects, TimedOut: res.TimedOut, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
@@ -724,6 +731,13 @@ func firstError(res *workload.RequestResult) error {
 		return res.LastError
 	}
 	return errors.New("unknown")
+}
+
+func semanticsText(cfg *config.Config) string {
+	if cfg.Corrected() {
+		return "corrected (the reference's bugs fixed: not comparable with published LinkBench figures; docs/compatibility.md)"
+	}
+	return "reference (the reference's effective behaviour; workload_semantics = corrected fixes its bugs)"
 }
 
 func limitText(cfg *config.Config) string {

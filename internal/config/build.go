@@ -18,6 +18,7 @@ type builder struct {
 	cfg     *Config
 	props   *Props
 	fail    func(format string, args ...any)
+	warn    func(format string, args ...any)
 	mainDir string
 	home    string
 }
@@ -230,19 +231,40 @@ func (b *builder) build() {
 		b.fail("the operation mix sums to %g, not 100: %s", sum, strings.Join(parts, ", "))
 	}
 	c.GetLinkListHistory = b.float("getlinklist_history", 0, 100)
+	switch c.WorkloadSemantics = strings.ToLower(b.str("workload_semantics")); c.WorkloadSemantics {
+	case SemanticsReference, SemanticsCorrected:
+	default:
+		b.fail("%s: expected reference (the reference's effective behaviour) or corrected (its bugs fixed)", b.at("workload_semantics"))
+	}
 	c.ReadUncorrBlend = b.float("read_uncorr_blend", 0, 100)
-	c.WriteUncorrBlend = b.float("write_uncorr_blend", 0, 100)
 	c.Read = b.access("read_", "link_nreads", "")
 	if c.ReadUncorrBlend > 0 {
 		c.ReadUncorr = b.access("read_uncorr_", "link_nreads", "read_")
 	}
 	c.Write = b.access("write_", "link_nwrites", "")
-	if c.WriteUncorrBlend > 0 {
-		c.WriteUncorr = b.access("write_uncorr_", "link_nwrites", "write_")
+	if c.Corrected() {
+		c.WriteUncorrBlend = b.float("write_uncorr_blend", 0, 100)
+		if c.WriteUncorrBlend > 0 {
+			c.WriteUncorr = b.access("write_uncorr_", "link_nwrites", "write_")
+		}
+	} else {
+		// The reference's key names for the uncorrelated write
+		// distribution are the read_uncorr_ ones, blend included.
+		c.WriteUncorrBlend, c.WriteUncorr = c.ReadUncorrBlend, c.ReadUncorr
+		b.warnIgnored("write_uncorr_")
 	}
 	c.NodeRead = b.access("node_read_", "node_nreads", "")
 	c.NodeUpdate = b.access("node_update_", "node_nwrites", "")
 	c.NodeDelete = b.access("node_delete_", "node_nwrites", "")
+	if !c.Corrected() {
+		// The reference has no real distribution for these and stops.
+		if c.ReadUncorr.Kind == dist.Real {
+			b.fail("%s: the reference cannot sample a real distribution for uncorrelated link accesses (it stops with \"Unknown distribution type\"); choose another function, or set workload_semantics = corrected", b.at("read_uncorr_function"))
+		}
+		if c.NodeDelete.Kind == dist.Real {
+			b.fail("%s: the reference cannot sample a real distribution for node deletes (it stops with \"Unknown distribution type\"); choose another function, or set workload_semantics = corrected", b.at("node_delete_function"))
+		}
+	}
 	if d := b.str("link_multiget_dist"); d != "" {
 		if kind, ok := distKind(d); !ok || kind != dist.Geometric {
 			b.fail("%s: only the geometric distribution is supported for multiget sizes", b.at("link_multiget_dist"))
@@ -278,6 +300,7 @@ func (b *builder) build() {
 		b.fail("%s: expected 1 to 5 significant digits", b.at("hdr_histogram_accuracy"))
 	}
 	c.ResultsDir = b.str("results_dir")
+	c.NeverChange = b.bool("never_change")
 
 	// Names that reach SQL statements and collection names.
 	for _, k := range []string{"linktable", "counttable", "nodetable"} {
@@ -311,6 +334,17 @@ func (b *builder) needsData() bool {
 		}
 	}
 	return false
+}
+
+// warnIgnored warns about keys of a family the user set (in the main
+// config file or with -D) that the reference semantics do not read; the
+// workload file's are not mentioned (FBWorkload.properties sets some).
+func (b *builder) warnIgnored(prefix string) {
+	for _, e := range b.props.Entries() {
+		if strings.HasPrefix(e.Key, prefix) && e.Origin >= FromMain {
+			b.warn("%s (%s) is not read with workload_semantics = reference: the reference takes its uncorrelated write distribution from the read_uncorr_ keys; set workload_semantics = corrected to use it", e.Key, e.OriginText())
+		}
+	}
 }
 
 // seed reads an optional seed; absent means time-based.

@@ -46,11 +46,15 @@ type Config struct {
 	BulkInsertKB    int // node batch size cap in KiB, 0 = none
 
 	// Request phase.
-	Requesters  int
-	Requests    int64   // per requester
-	RequestRate float64 // ops/s per requester, 0 = unthrottled
-	MaxTime     time.Duration
-	WarmupTime  time.Duration
+	// WorkloadSemantics is SemanticsReference (the reference's effective
+	// request behaviour, quirks included: the default) or
+	// SemanticsCorrected (its known bugs fixed); key workload_semantics.
+	WorkloadSemantics string
+	Requesters        int
+	Requests          int64   // per requester
+	RequestRate       float64 // ops/s per requester, 0 = unthrottled
+	MaxTime           time.Duration
+	WarmupTime        time.Duration
 	// Loops is the number of consecutive measurement windows of MaxTime
 	// each in one request phase (key loops, at least 1).
 	Loops             int
@@ -98,7 +102,20 @@ type Config struct {
 	// ResultsDir is where result files go (key results_dir, default
 	// ./linkbench-results).
 	ResultsDir string
+	// NeverChange is the reference fork's never_change switch: here it
+	// only selects the upstream format of the LOAD PHASE COMPLETED line.
+	NeverChange bool
 }
+
+// Values of workload_semantics.
+const (
+	SemanticsReference = "reference"
+	SemanticsCorrected = "corrected"
+)
+
+// Corrected reports whether the request phase fixes the reference's bugs
+// (workload_semantics = corrected) instead of reproducing them.
+func (c *Config) Corrected() bool { return c.WorkloadSemantics == SemanticsCorrected }
 
 // MultigetSpec is the size distribution of MULTIGET_LINK (keys
 // link_multiget_dist, link_multiget_dist_min/_max/_prob). When Enabled is

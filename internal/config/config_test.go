@@ -219,13 +219,45 @@ func TestClassNamesAndAliases(t *testing.T) {
 	}
 }
 
-func TestWriteUncorrKeysAreRead(t *testing.T) {
-	cfg, _, err := Load(Source{Overrides: []string{"write_uncorr_blend=50", "write_uncorr_function=uniform", "read_uncorr_function=zipf", "read_uncorr_blend=10"}})
+func TestUncorrelatedWritesPerSemantics(t *testing.T) {
+	keys := []string{"write_uncorr_blend=50", "write_uncorr_function=uniform", "read_uncorr_function=zipf", "read_uncorr_shape=0.7", "read_uncorr_blend=10"}
+	// The reference reads its uncorrelated write distribution and blend
+	// from the read_uncorr_ keys; the user's write_uncorr_ keys get a warning.
+	cfg, warnings, err := Load(Source{Overrides: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.WriteUncorr.Kind != dist.Uniform || cfg.ReadUncorr.Kind != dist.Zipf {
-		t.Fatalf("write_uncorr %v read_uncorr %v", cfg.WriteUncorr.Kind, cfg.ReadUncorr.Kind)
+	if cfg.Corrected() || cfg.WriteUncorr != cfg.ReadUncorr || cfg.WriteUncorrBlend != 10 || cfg.WriteUncorr.Shape != 0.7 {
+		t.Fatalf("reference semantics: write_uncorr %+v blend %v, read_uncorr %+v", cfg.WriteUncorr, cfg.WriteUncorrBlend, cfg.ReadUncorr)
+	}
+	if w := strings.Join(warnings, "\n"); !strings.Contains(w, "write_uncorr_function (-D) is not read") || !strings.Contains(w, "write_uncorr_blend (-D)") {
+		t.Fatalf("warnings %q", w)
+	}
+	// The 2017 workload file sets write_uncorr_ keys: no warning for those.
+	if _, warnings, _ := Load(Source{}); len(warnings) > 0 {
+		t.Fatalf("warnings without user keys: %q", warnings)
+	}
+	cfg, _, err = Load(Source{Overrides: append(keys, "workload_semantics=corrected")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Corrected() || cfg.WriteUncorr.Kind != dist.Uniform || cfg.WriteUncorrBlend != 50 || cfg.ReadUncorr.Kind != dist.Zipf {
+		t.Fatalf("corrected semantics: write_uncorr %+v blend %v", cfg.WriteUncorr, cfg.WriteUncorrBlend)
+	}
+	for _, c := range []struct {
+		keys []string
+		want string
+	}{
+		{[]string{"workload_semantics=fixed"}, `workload_semantics = "fixed" (-D): expected reference`},
+		{[]string{"read_uncorr_function=real", "read_uncorr_blend=5"}, "cannot sample a real distribution for uncorrelated link accesses"},
+		{[]string{"node_delete_function=real"}, "cannot sample a real distribution for node deletes"},
+	} {
+		if _, _, err := Load(Source{Overrides: c.keys}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error containing %q", c.keys, err, c.want)
+		}
+	}
+	if _, _, err := Load(Source{Overrides: []string{"workload_semantics=corrected", "node_delete_function=real", "read_uncorr_function=real", "read_uncorr_blend=5"}}); err != nil {
+		t.Errorf("corrected semantics refuse real distributions: %v", err)
 	}
 }
 

@@ -61,7 +61,7 @@ var coreKeys = []Key{
 	{"use_hdr_histogram", "true", "accepted for compatibility: HdrHistogram is always used", "output"},
 	{"hdr_histogram_accuracy", "3", "significant digits of the latency histograms (1-5)", "output"},
 	{"hdr_histogram_max_latency", "", "accepted for compatibility: histograms cover 1 ns to 1 h", "output"},
-	{"never_change", "false", "accepted for compatibility (the fork's switch back to old behaviour)", "compat"},
+	{"never_change", "false", "the reference fork's switch back to upstream behaviour: here only the upstream format of the LOAD PHASE COMPLETED line", "output"},
 	// Load.
 	{"loaders", "4", "link loader threads (a node loader runs beside them); at most 1024", "load"},
 	{"generate_nodes", "true", "load nodes as well as links (true or false)", "load"},
@@ -79,6 +79,7 @@ var coreKeys = []Key{
 	{"link_datasize", "23", "median link payload in bytes (log-normal, sigma 1, at most 255)", "load"},
 	{"node_datasize", "168", "median node payload in bytes (log-normal, sigma 1, below 1 MiB)", "load"},
 	// Request.
+	{"workload_semantics", "reference", "reference: the reference's effective request behaviour, quirks included (comparable with published LinkBench figures); corrected: its known bugs fixed (docs/compatibility.md lists each difference)", "request"},
 	{"requesters", "4", "request threads (0 = no request phase); at most 10,000", "request"},
 	{"requests", "500000", "requests per requester (0 = until maxtime)", "request"},
 	{"requestrate", "0", "requests/s per requester with exponential gaps (0 = as fast as possible)", "request"},
@@ -91,7 +92,7 @@ var coreKeys = []Key{
 	{"maxtime_grace", "10", "seconds after maxtime that the request phase waits for operations in flight; then it abandons them as timed out, writes the results and exits 1 naming the server", "request"},
 	{"getlinklist_history", "0", "percent of getlinklist requests that page through an earlier long list", "request"},
 	{"read_uncorr_blend", "0", "percent of link reads that use the read_uncorr_ distribution", "request"},
-	{"write_uncorr_blend", "0", "percent of link writes that use the write_uncorr_ distribution", "request"},
+	{"write_uncorr_blend", "0", "percent of link writes that use the write_uncorr_ distribution (workload_semantics = corrected; the reference uses read_uncorr_blend and the read_uncorr_ distribution)", "request"},
 	{"link_multiget_dist", "", "distribution of the number of id2s per getlink (absent = 1)", "request"},
 	{"link_multiget_dist_min", "1", "smallest multiget size", "request"},
 	{"link_multiget_dist_max", "128", "largest multiget size; at most 10,000", "request"},

@@ -163,7 +163,8 @@ func Load(src Source) (*Config, []string, error) {
 		}
 	}
 	cfg := &Config{Props: props, ConfigFile: src.ConfigFile, WorkloadFile: workload}
-	b := &builder{cfg: cfg, props: props, fail: fail, mainDir: mainDir, home: src.Home}
+	warn := func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
+	b := &builder{cfg: cfg, props: props, fail: fail, warn: warn, mainDir: mainDir, home: src.Home}
 	b.build()
 	if len(problems) > 0 {
 		return nil, warnings, &Error{Problems: problems}

@@ -27,17 +27,10 @@ func NewAccess(spec AccessSpec, n int64, data *DataFile) (Access, error) {
 	case Uniform:
 		return uniformAccess{n}, nil
 	case Geometric:
-		p := 0.5
-		switch {
-		case spec.Shape > 0 && spec.Shape <= 1:
-			p = spec.Shape
-		case spec.HasMean && spec.Mean > 0:
-			p = 1 / (1 + spec.Mean)
-		}
-		return NewGeometric(p, 0, n-1), nil
+		return NewGeometric(geometricP(spec), 0, n-1), nil
 	case LogNormal:
-		if !(spec.Median > 0) || !(spec.Sigma > 0) {
-			return nil, fmt.Errorf("lognormal needs median > 0 and sigma > 0")
+		if err := checkLogNormal(spec); err != nil {
+			return nil, err
 		}
 		return logNormalAccess{d: NewLogNormal(spec.Median, spec.Sigma), n: n}, nil
 	case Real:
@@ -70,6 +63,25 @@ func NewAccess(spec AccessSpec, n int64, data *DataFile) (Access, error) {
 		return perfectPowerAccess{e: c, roots: int64(math.Floor(math.Pow(float64(n), 1/c)))}, nil
 	}
 	return nil, fmt.Errorf("unknown distribution %q", spec.Kind)
+}
+
+// geometricP is the parameter of a geometric access distribution: its
+// shape when in (0, 1], else 1/(1 + mean), else 0.5.
+func geometricP(spec AccessSpec) float64 {
+	switch {
+	case spec.Shape > 0 && spec.Shape <= 1:
+		return spec.Shape
+	case spec.HasMean && spec.Mean > 0:
+		return 1 / (1 + spec.Mean)
+	}
+	return 0.5
+}
+
+func checkLogNormal(spec AccessSpec) error {
+	if !(spec.Median > 0) || !(spec.Sigma > 0) {
+		return fmt.Errorf("lognormal needs median > 0 and sigma > 0")
+	}
+	return nil
 }
 
 type uniformAccess struct{ n int64 }

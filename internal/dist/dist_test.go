@@ -63,33 +63,6 @@ func TestZipfMatchesPdf(t *testing.T) {
 	}
 }
 
-func TestPermIsBijection(t *testing.T) {
-	for _, n := range []int64{1, 2, 3, 1000, 65537, 1000003} {
-		p := NewPerm(n, uint64(n)*7)
-		seen := make([]bool, n)
-		for i := int64(0); i < n; i++ {
-			j := p.Apply(i)
-			if j < 0 || j >= n || seen[j] {
-				t.Fatalf("n=%d: Apply(%d)=%d out of range or repeated", n, i, j)
-			}
-			seen[j] = true
-			if p.Inverse(j) != i {
-				t.Fatalf("n=%d: Inverse(Apply(%d)) = %d", n, i, p.Inverse(j))
-			}
-		}
-	}
-	a, b := NewPerm(1000, 1), NewPerm(1000, 2)
-	same := 0
-	for i := int64(0); i < 1000; i++ {
-		if a.Apply(i) == b.Apply(i) {
-			same++
-		}
-	}
-	if same > 20 {
-		t.Errorf("different seeds agree on %d of 1000 points", same)
-	}
-}
-
 func TestGeometricMean(t *testing.T) {
 	g := NewGeometric(0.382, 1, 128)
 	if m := g.Mean(); math.Abs(m-2.618) > 0.01 {
@@ -255,13 +228,5 @@ func BenchmarkZipfNext(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		z.Next(r)
-	}
-}
-
-func BenchmarkPermApply(b *testing.B) {
-	p := NewPerm(10_000_000, 1)
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		p.Apply(int64(i % 10_000_000))
 	}
 }

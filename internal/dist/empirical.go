@@ -26,6 +26,7 @@ type Empirical struct {
 	Name   string
 	values []int64
 	cumPct []float64
+	prob   []float64 // cumPct/100: the reference compares these
 	mean   float64
 }
 
@@ -36,7 +37,7 @@ func NewEmpirical(name string, values []int64, cumPct []float64) (*Empirical, er
 	if len(values) == 0 || len(values) != len(cumPct) {
 		return nil, fmt.Errorf("%s: no points", name)
 	}
-	e := &Empirical{Name: name, values: values, cumPct: cumPct}
+	e := &Empirical{Name: name, values: values, cumPct: cumPct, prob: make([]float64, len(cumPct))}
 	prevP := 0.0
 	for i, v := range values {
 		p := cumPct[i]
@@ -47,6 +48,7 @@ func NewEmpirical(name string, values []int64, cumPct []float64) (*Empirical, er
 			return nil, fmt.Errorf("%s: cumulative percent %v at value %d must be non-decreasing and at most 100", name, p, v)
 		}
 		e.mean += float64(v) * (p - prevP) / 100
+		e.prob[i] = p / 100
 		prevP = p
 	}
 	if math.Abs(prevP-100) > 1e-6 {
@@ -55,10 +57,12 @@ func NewEmpirical(name string, values []int64, cumPct []float64) (*Empirical, er
 	return e, nil
 }
 
-// Quantile is the smallest value whose cumulative percent is >= 100*u.
+// Quantile is the smallest value whose cumulative probability (percent /
+// 100, in floating point, as the reference computes it) is >= u. With u =
+// 1 - rank/n it is the out-degree the reference gives a degree rank, to
+// the last bit.
 func (e *Empirical) Quantile(u float64) int64 {
-	target := 100 * u
-	i := sort.Search(len(e.cumPct), func(i int) bool { return e.cumPct[i] >= target-1e-12 })
+	i := sort.Search(len(e.prob), func(i int) bool { return e.prob[i] >= u })
 	if i >= len(e.values) {
 		i = len(e.values) - 1
 	}

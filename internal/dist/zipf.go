@@ -20,17 +20,24 @@ type ZipfDist struct {
 
 // NewZipf makes a Zipf distribution over n ranks with exponent shape.
 func NewZipf(n int64, shape float64) (*ZipfDist, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("zipf: need at least one rank, got %d", n)
-	}
-	if !(shape > 0) || math.IsInf(shape, 0) {
-		return nil, fmt.Errorf("zipf: shape must be a positive number, got %v", shape)
+	if err := checkZipf(n, shape); err != nil {
+		return nil, err
 	}
 	z := &ZipfDist{n: n, s: shape}
 	z.hX1 = z.hIntegral(1.5) - 1
 	z.hN = z.hIntegral(float64(n) + 0.5)
 	z.sParam = 2 - z.hIntegralInv(z.hIntegral(2.5)-z.h(2))
 	return z, nil
+}
+
+func checkZipf(n int64, shape float64) error {
+	if n < 1 {
+		return fmt.Errorf("zipf: need at least one rank, got %d", n)
+	}
+	if !(shape > 0) || math.IsInf(shape, 0) {
+		return fmt.Errorf("zipf: shape must be a positive number, got %v", shape)
+	}
+	return nil
 }
 
 // h is the unnormalised density x^-s.

@@ -60,7 +60,7 @@ func TestDegreeMultisetMatchesCDF(t *testing.T) {
 	if got[n-1] != 4181357 {
 		t.Fatalf("largest degree %d, want 4181357", got[n-1])
 	}
-	top := g.DegreePerm().Inverse(0) + 1
+	top := g.DegreeShuffler().Permute(0) + 1
 	if g.TotalLinks(top) != 4181357 {
 		t.Fatalf("rank 0 (id %d) has %d links", top, g.TotalLinks(top))
 	}

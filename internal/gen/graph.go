@@ -9,10 +9,14 @@ import (
 	"github.com/linkbench/linkbench/internal/graph"
 )
 
-// degreePermSeed fixes the permutation from ids to degree ranks. It must
-// not depend on any configured seed: a request phase in another process
-// recomputes degrees and aims correlated accesses with it.
-const degreePermSeed = 0x11bb_de62_ee00_0001
+// PlacementVersion names the way degrees are placed on ids; load records
+// it with the graph, and the request phase refuses a graph placed another
+// way (its correlated accesses and id2 choices would aim at the wrong
+// ids). Version 2 is the reference's: the degree rank of an id is the
+// inverse of the reference's InvertibleShuffler (seed 20343988438726021,
+// 1024 groups), so every id has the degree the reference gives it. Graphs
+// loaded before this field existed used a Feistel permutation (version 1).
+const PlacementVersion = "2"
 
 // GraphSpec configures the generated graph.
 type GraphSpec struct {
@@ -35,9 +39,9 @@ type Graph struct {
 	spec     GraphSpec
 	n        int64
 	types    []int64
-	perm     *dist.Perm
+	degree   *dist.Shuffler
 	nlinks   *dist.Empirical
-	zipf     *dist.ZipfDist
+	zipf     *dist.RefZipf
 	linkGen  DataGen
 	nodeGen  DataGen
 	linkSize *dist.LogNormalDist
@@ -56,7 +60,7 @@ func NewGraph(spec GraphSpec) (*Graph, error) {
 	for i := 0; i < spec.LinkTypeCount; i++ {
 		g.types = append(g.types, graph.DefaultLinkType+int64(i))
 	}
-	g.perm = dist.NewPerm(g.n, degreePermSeed)
+	g.degree = dist.NewShuffler(dist.DegreeShufflerSeed, dist.ShuffleGroups, g.n)
 	switch spec.NLinks.Func {
 	case "real":
 		if spec.Data == nil {
@@ -77,7 +81,7 @@ func NewGraph(spec GraphSpec) (*Graph, error) {
 	case "dist":
 		switch spec.NLinks.Dist.Kind {
 		case dist.Zipf:
-			z, err := dist.NewZipf(g.n, spec.NLinks.Dist.Shape)
+			z, err := dist.NewRefZipf(g.n, spec.NLinks.Dist.Shape)
 			if err != nil {
 				return nil, fmt.Errorf("nlinks: %w", err)
 			}
@@ -107,28 +111,34 @@ func (g *Graph) N() int64 { return g.n }
 // LinkTypes are the link types, 123456789 + i.
 func (g *Graph) LinkTypes() []int64 { return g.types }
 
-// DegreePerm maps id - startid1 to its degree rank (0 = highest degree).
-func (g *Graph) DegreePerm() *dist.Perm { return g.perm }
+// DegreeShuffler is the reference's degree shuffler: Invert maps id -
+// startid1 to its degree rank (0 = highest degree), Permute maps a rank of
+// a correlated access distribution to the offset of the id with that rank.
+func (g *Graph) DegreeShuffler() *dist.Shuffler { return g.degree }
 
 // TotalLinks is the out-degree of id1 over all link types (at least one
-// per type).
+// per type), the reference's for every id.
 func (g *Graph) TotalLinks(id1 int64) int64 {
 	var total int64
 	s := g.spec.NLinks
 	switch s.Func {
 	case "real":
-		p := g.perm.Apply(id1 - g.spec.StartID1)
+		p := g.degree.Invert(id1 - g.spec.StartID1)
 		total = g.nlinks.Quantile(1 - float64(p)/float64(g.n))
 	case "dist":
-		p := g.perm.Apply(id1 - g.spec.StartID1)
-		mean := 1.0
+		// The reference rounds the distribution's expected count of the
+		// rank, scaled by n * nlinks_mean when the mean is set and by 1
+		// when it is not (so without a mean nearly every id gets the
+		// minimum of one link per type).
+		p := g.degree.Invert(id1 - g.spec.StartID1)
+		scale := 1.0
 		if s.Dist.HasMean {
-			mean = s.Dist.Mean
+			scale = float64(g.n) * s.Dist.Mean
 		}
 		if g.zipf != nil {
-			total = int64(math.Round(mean * float64(g.n) * g.zipf.Pdf(p)))
+			total = dist.JavaRound(g.zipf.ExpectedCount(p, scale))
 		} else {
-			total = int64(math.Round(mean))
+			total = dist.JavaRound(scale / float64(g.n))
 		}
 	default:
 		total = arithmeticLinks(s, id1, g.spec.StartID1, g.spec.MaxID1)
@@ -224,7 +234,8 @@ func (w *Worker) Links(id1 int64, typeIdx int, from, to int64, dst []graph.Link)
 			l.ID2 = w.r.Int64N(g.spec.RandomID2Max)
 		}
 		l.Time = g.spec.NowMs - int64(w.r.Uint64()>>32)
-		n := clampLen(g.linkSize.Sample(w.r), graph.MaxLinkData)
+		// The reference's log-normal sizes stop at 254 (max - 1).
+		n := clampLen(g.linkSize.Sample(w.r), graph.MaxLinkData-1)
 		s := len(buf)
 		buf = buf[:s+n]
 		g.linkGen.Fill(w.r, buf[s:])

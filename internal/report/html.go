@@ -81,6 +81,9 @@ func single(b *strings.Builder, r *Results) {
 		if r.WarmupSec > 0 {
 			row(b, "warm-up (not measured)", fmt.Sprintf("%.0f s", r.WarmupSec))
 		}
+		if r.WorkloadSemantics != "" {
+			row(b, "workload semantics", r.WorkloadSemantics)
+		}
 	}
 	if r.SizeOnDisk > 0 {
 		row(b, "size on disk after", fmt.Sprintf("%.1f MB", float64(r.SizeOnDisk)/1e6))

@@ -150,7 +150,11 @@ func TestFormatAndLines(t *testing.T) {
 			t.Errorf("FormatMs(%v) = %q, want %q", v, got, want)
 		}
 	}
-	if got := LoadLine(100, 100, 4600, 2*time.Second); got != "LOAD PHASE COMPLETED.  Loaded 100 nodes (Expected 100). Loaded 4600 links (46.00 links per node).  Took 2.0 seconds.  Links/second = 2300" {
+	if got := LoadLine(100, 100, 4600, 200, 2*time.Second, true); got != "LOAD PHASE COMPLETED.  Loaded 100 nodes (Expected 100). Loaded 4600 links (46.00 links per node).  Took 2.0 seconds.  Links/second = 2300" {
+		t.Errorf("upstream load line %q", got)
+	}
+	// The maintained reference's default format (LinkBenchDriver.load).
+	if got := LoadLine(100, 100, 4601, 200, 2*time.Second, false); got != "LOAD PHASE COMPLETED. Loaded 100 nodes (Expected 100), 4601 links (46.01 /node), 200 counts (2.00 /node). 2.0 seconds, 2301 Links/s, 2401 (link+count)/s, 2451 (link+count+node)/s" {
 		t.Errorf("load line %q", got)
 	}
 	if got := RequestLine(1000, 2500*time.Millisecond); got != "REQUEST PHASE COMPLETED. 1000 requests done in 2 seconds. Requests/second = 400" {

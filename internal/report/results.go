@@ -100,6 +100,9 @@ type Results struct {
 	MaxBacklog float64 `json:"max_backlog,omitempty"`
 	// SizeBefore is the store size on disk when the phase started.
 	SizeBefore int64 `json:"size_before_bytes,omitempty"`
+	// WorkloadSemantics is the request phase's workload_semantics:
+	// "reference" (comparable with the reference's figures) or "corrected".
+	WorkloadSemantics string `json:"workload_semantics,omitempty"`
 	// GraphCheck is how the store's graph compared with the configuration
 	// before a request phase.
 	GraphCheck *GraphCheck `json:"graph_check,omitempty"`

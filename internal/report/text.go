@@ -10,22 +10,34 @@ import (
 	"github.com/linkbench/linkbench/internal/stats"
 )
 
-// LoadLine is the reference's (upstream format) load completion line, which
-// existing scripts parse.
-func LoadLine(nodes, expectedNodes, links int64, elapsed time.Duration) string {
-	perNode := 0.0
-	if nodes > 0 {
-		perNode = float64(links) / float64(nodes)
-	} else if expectedNodes > 0 {
-		perNode = float64(links) / float64(expectedNodes)
+// LoadLine is the reference's load completion line, which existing
+// scripts parse: the maintained fork's format by default, the upstream
+// format when upstream is set (the fork prints it with never_change=true).
+// Per-node figures divide by the expected nodes when no node was loaded
+// (the reference prints Infinity or NaN there).
+func LoadLine(nodes, expectedNodes, links, counts int64, elapsed time.Duration, upstream bool) string {
+	perNode := func(n int64) float64 {
+		switch {
+		case nodes > 0:
+			return float64(n) / float64(nodes)
+		case expectedNodes > 0:
+			return float64(n) / float64(expectedNodes)
+		}
+		return 0
 	}
 	secs := elapsed.Seconds()
-	rate := int64(0)
-	if secs > 0 {
-		rate = int64(float64(links) / secs)
+	rate := func(n int64) int64 {
+		if secs <= 0 {
+			return 0
+		}
+		return int64(math.Floor(float64(n)/secs + 0.5)) // Java's Math.round
 	}
-	return fmt.Sprintf("LOAD PHASE COMPLETED.  Loaded %d nodes (Expected %d). Loaded %d links (%.2f links per node).  Took %.1f seconds.  Links/second = %d",
-		nodes, expectedNodes, links, perNode, secs, rate)
+	if upstream {
+		return fmt.Sprintf("LOAD PHASE COMPLETED.  Loaded %d nodes (Expected %d). Loaded %d links (%.2f links per node).  Took %.1f seconds.  Links/second = %d",
+			nodes, expectedNodes, links, perNode(links), secs, rate(links))
+	}
+	return fmt.Sprintf("LOAD PHASE COMPLETED. Loaded %d nodes (Expected %d), %d links (%.2f /node), %d counts (%.2f /node). %.1f seconds, %d Links/s, %d (link+count)/s, %d (link+count+node)/s",
+		nodes, expectedNodes, links, perNode(links), counts, perNode(counts), secs, rate(links), rate(links+counts), rate(links+counts+nodes))
 }
 
 // RequestLine is the reference's request completion line.

@@ -6,43 +6,46 @@ import (
 	"github.com/linkbench/linkbench/internal/dist"
 )
 
-// Seeds of the fixed permutations that map access ranks to ids. They do not
-// depend on any configured seed, so a request phase in another process maps
-// ranks exactly as every other run does.
-const (
-	readUncorrPermSeed  = 0x5eed_0001_72ea_d001
-	writeUncorrPermSeed = 0x5eed_0002_a71e_0002
-	nodePermSeed        = 0x5eed_0003_70de_0003
-)
+// picker maps one access distribution's draws to ids: a popularity rank
+// through the reference's shuffler for that kind of access, or, when shuf
+// is nil, an offset from startid1 used as it is (the reference's
+// arithmetic modes).
+type picker struct {
+	access dist.Access
+	shuf   *dist.Shuffler
+}
 
-// idChooser picks an id in [start, start+n) from a correlated access
-// distribution (ranks mapped through the degree permutation, so hot ids
-// are high-degree ids), blended with an uncorrelated one (its own
-// permutation) for blend percent of picks.
+func (p picker) pick(r *rand.Rand, start int64) int64 {
+	v := p.access.Next(r)
+	if p.shuf != nil {
+		v = p.shuf.Permute(v)
+	}
+	return start + v
+}
+
+// idChooser picks a link id1: from the correlated distribution (ranks
+// mapped through the degree shuffler, so hot ids are high-degree ids),
+// or, with probability blend, from the uncorrelated one (the uncorrelated
+// shuffler, shared by reads and writes as in the reference).
 type idChooser struct {
-	start       int64
-	corr        dist.Access
-	corrPerm    *dist.Perm
-	uncorr      dist.Access
-	uncorrPerm  *dist.Perm
-	blend       float64 // percent of picks that use uncorr
-	uncorrAlone bool    // no correlated distribution: always uncorr
+	start  int64
+	corr   picker
+	uncorr picker // access nil: no blend
+	blend  float64
 }
 
 func (c *idChooser) choose(r *rand.Rand) int64 {
-	if c.uncorr != nil && (c.uncorrAlone || r.Float64()*100 < c.blend) {
-		return c.start + c.uncorrPerm.Apply(c.uncorr.Next(r))
+	if c.uncorr.access != nil && r.Float64() < c.blend {
+		return c.uncorr.pick(r, c.start)
 	}
-	return c.start + c.corrPerm.Inverse(c.corr.Next(r))
+	return c.corr.pick(r, c.start)
 }
 
-// nodeChooser picks node ids through the shared node permutation.
+// nodeChooser picks node ids through the node shuffler, shared by node
+// reads, updates and deletes.
 type nodeChooser struct {
-	start  int64
-	access dist.Access
-	perm   *dist.Perm
+	start int64
+	picker
 }
 
-func (c *nodeChooser) choose(r *rand.Rand) int64 {
-	return c.start + c.perm.Apply(c.access.Next(r))
-}
+func (c *nodeChooser) choose(r *rand.Rand) int64 { return c.pick(r, c.start) }

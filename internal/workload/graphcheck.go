@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/gen"
 )
 
 // GraphState is what a store holds, as far as the graph check can tell
@@ -109,6 +110,15 @@ var graphParams = []graphParam{
 	{
 		key:  MetaNLinksFunc,
 		want: func(cfg *config.Config, _ string) (string, bool) { return cfg.NLinks.Func, true },
+	},
+	{
+		// The degree placement: a graph loaded before placement_version
+		// was recorded (version 1) has other degrees on its ids, so
+		// correlated accesses and id2 choices would miss.
+		key:    MetaPlacement,
+		want:   func(*config.Config, string) (string, bool) { return gen.PlacementVersion, true },
+		absent: "1",
+		fix:    "it was loaded by an older linkbench that placed degrees on other ids than the reference's; " + reloadFix,
 	},
 	{
 		key: MetaDataHash,

@@ -57,6 +57,10 @@ type LoadPhase struct {
 	// (unit name to JournalStarted or JournalDone): done units are
 	// skipped, started ones written again with store.WithSkipExisting.
 	Resume map[string]string
+	// NodeTime, when set, stamps each node row as it is generated (the
+	// reference stamps every row with the wall clock, in seconds); nil
+	// gives every node the graph's load time, for byte-reproducible graphs.
+	NodeTime func() int32
 
 	batch int // rows per bulk call
 }
@@ -686,6 +690,9 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 				return
 			}
 			n := w.Node(id)
+			if p.NodeTime != nil {
+				n.Time = p.NodeTime()
+			}
 			if len(arena)+len(n.Data) > cap(arena) && len(nodes) > 0 {
 				if err = flush(); err != nil {
 					return

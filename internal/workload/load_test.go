@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -196,5 +197,37 @@ func TestLoadStopsOnCancel(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("cancelled load did not return")
+	}
+}
+
+// nodeTimes records the time of every node row.
+type nodeTimes struct {
+	hashLoader
+	mu    sync.Mutex
+	times map[int32]int
+}
+
+func (n *nodeTimes) LoadNodes(ctx context.Context, nodes []graph.Node) error {
+	n.mu.Lock()
+	for _, x := range nodes {
+		n.times[x.Time]++
+	}
+	n.mu.Unlock()
+	return n.hashLoader.LoadNodes(ctx, nodes)
+}
+
+// TestNodeRowsAreStampedOneByOne: with a clock, every node row gets the
+// clock's value when it is generated, as the reference stamps each row.
+func TestNodeRowsAreStampedOneByOne(t *testing.T) {
+	cfg, data := testConfig(t, "nlinks_func=const", "nlinks_default=2")
+	var tick atomic.Int32
+	st := &nodeTimes{times: map[int32]int{}}
+	lp := &LoadPhase{Config: cfg, Store: st, Graph: testGraph(t, cfg, data), Retry: store.DefaultRetryPolicy,
+		NodeTime: func() int32 { return tick.Add(1) }}
+	if _, err := lp.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.times) != 3000 || st.times[1] != 1 || st.times[3000] != 1 {
+		t.Fatalf("%d distinct node times for 3000 nodes (want one each, 1..3000)", len(st.times))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/gen"
 )
 
 // Metadata keys a load records about the graph it wrote.
@@ -22,6 +23,9 @@ const (
 	MetaToolVersion   = "tool_version"
 	MetaLoadedAt      = "loaded_at"
 	MetaComplete      = "load_complete"
+	// MetaPlacement is gen.PlacementVersion, the way degrees were placed
+	// on ids when the graph was loaded.
+	MetaPlacement = "placement_version"
 )
 
 // GraphMeta is what load records, so later runs can check they drive the
@@ -39,6 +43,7 @@ func GraphMeta(cfg *config.Config, dataHash, toolVersion string, complete bool) 
 		MetaToolVersion:   toolVersion,
 		MetaLoadedAt:      time.Now().UTC().Format(time.RFC3339),
 		MetaComplete:      strconv.FormatBool(complete),
+		MetaPlacement:     gen.PlacementVersion,
 	}
 }
 
@@ -87,6 +92,7 @@ func LoadParams(cfg *config.Config, dataHash string, nowMs int64) string {
 		fmt.Sprintf("load_time_ms=%d", nowMs),
 		fmt.Sprintf("loader_chunk_size=%d", cfg.LoaderChunkSize),
 		fmt.Sprintf("generate_nodes=%t", cfg.GenerateNodes),
+		fmt.Sprintf("placement_version=%s", gen.PlacementVersion),
 	}
 	return strings.Join(lines, "\n")
 }

@@ -84,6 +84,7 @@ type RequestPhase struct {
 	// counts from that time (queueing included). It replaces requestrate.
 	Schedule *Schedule
 	backlog  float64 // largest backlog seen at a tick
+	shared   *shared
 	running  atomic.Int64
 
 	// SeedOffset separates the random streams of driver processes that
@@ -92,7 +93,13 @@ type RequestPhase struct {
 	counts     *phaseCounts
 }
 
-// ThreadResult is one requester's totals.
+// ThreadResult is one requester's totals. Found, NotFound and
+// HistoryQueries count what the reference's counters of the same names
+// count, warm-up included: links returned by the multigets that found
+// any, id2s asked by the multigets that found none, and list queries that
+// continued a remembered tail. ListRequests are the recorded
+// GET_LINKS_LIST requests (the reference's "history queries = X/Y" prints
+// HistoryQueries/ListRequests).
 type ThreadResult struct {
 	ID             int     `json:"id"`
 	Requests       int64   `json:"requests"`
@@ -100,6 +107,7 @@ type ThreadResult struct {
 	Found          int64   `json:"found"`
 	NotFound       int64   `json:"not_found"`
 	HistoryQueries int64   `json:"history_queries"`
+	ListRequests   int64   `json:"get_links_list_requests"`
 	OpsPerSec      float64 `json:"ops_per_sec"`
 	StoppedOnFails bool    `json:"stopped_on_failures"`
 	// Abandoned is set when the requester was still waiting for the store
@@ -164,67 +172,102 @@ func (p *RequestPhase) newRequester(id int, c *stats.Collector) (*requester, err
 		sum += cfg.Mix[i]
 		q.cumMix[i] = sum
 	}
-	access := func(spec dist.AccessSpec) (dist.Access, error) {
-		if spec.Kind == "" {
-			return nil, nil
-		}
-		return dist.NewAccess(spec, n, p.Data)
-	}
+	sh := p.sharedState(n)
+	q.ref = !cfg.Corrected()
 	var err error
-	mk := func(dst *dist.Access, spec dist.AccessSpec, name string) {
-		if err != nil {
+	// mk builds one access distribution: the reference's samplers (whose
+	// arithmetic modes give unshuffled offsets) or the corrected ones
+	// (every draw a rank, shuffled). prev is the previous id the
+	// reference's round robin continues from.
+	mk := func(dst *picker, spec dist.AccessSpec, name string, shuf *dist.Shuffler, prev *int64) {
+		if err != nil || spec.Kind == "" {
 			return
 		}
-		if *dst, err = access(spec); err != nil {
+		var a dist.Access
+		shuffled := true
+		if q.ref {
+			a, shuffled, err = dist.NewRefAccess(spec, n, p.Data, dist.RefOptions{Start: cfg.StartID1, Prev: prev, Shared: sh.ref})
+		} else {
+			a, err = dist.NewAccess(spec, n, p.Data)
+		}
+		if err != nil {
 			err = fmt.Errorf("%sfunction: %w", name, err)
+			return
+		}
+		dst.access = a
+		if shuffled {
+			dst.shuf = shuf
 		}
 	}
-	var readC, readU, writeC, writeU, nr, nu, nd dist.Access
-	mk(&readC, cfg.Read, "read_")
-	mk(&readU, cfg.ReadUncorr, "read_uncorr_")
-	mk(&writeC, cfg.Write, "write_")
-	mk(&writeU, cfg.WriteUncorr, "write_uncorr_")
-	mk(&nr, cfg.NodeRead, "node_read_")
-	mk(&nu, cfg.NodeUpdate, "node_update_")
-	mk(&nd, cfg.NodeDelete, "node_delete_")
+	degree := p.Graph.DegreeShuffler()
+	var readC, readU, writeC, writeU, nr, nu, nd picker
+	mk(&readC, cfg.Read, "read_", degree, nil)
+	mk(&readU, cfg.ReadUncorr, "read_uncorr_", sh.uncorr, nil)
+	mk(&writeC, cfg.Write, "write_", degree, nil)
+	mk(&writeU, cfg.WriteUncorr, "write_uncorr_", sh.uncorr, nil)
+	mk(&nr, cfg.NodeRead, "node_read_", sh.node, &q.lastNodeID)
+	mk(&nu, cfg.NodeUpdate, "node_update_", sh.node, &q.lastNodeID)
+	mk(&nd, cfg.NodeDelete, "node_delete_", sh.node, &q.lastNodeID)
 	if err != nil {
 		return nil, err
 	}
-	degree := p.Graph.DegreePerm()
-	q.linkRead = newIDChooser(cfg.StartID1, n, readC, degree, readU, dist.NewPerm(n, readUncorrPermSeed), cfg.ReadUncorrBlend)
-	q.linkWrite = newIDChooser(cfg.StartID1, n, writeC, degree, writeU, dist.NewPerm(n, writeUncorrPermSeed), cfg.WriteUncorrBlend)
-	nodePerm := dist.NewPerm(n, nodePermSeed)
-	q.nodeRead = nodeChooser{start: cfg.StartID1, access: orUniform(nr, n), perm: nodePerm}
-	q.nodeUpd = nodeChooser{start: cfg.StartID1, access: orUniform(nu, n), perm: nodePerm}
-	q.nodeDel = nodeChooser{start: cfg.StartID1, access: orUniform(nd, n), perm: nodePerm}
+	q.linkRead = newIDChooser(cfg.StartID1, n, readC, readU, cfg.ReadUncorrBlend)
+	q.linkWrite = newIDChooser(cfg.StartID1, n, writeC, writeU, cfg.WriteUncorrBlend)
+	q.nodeRead = newNodeChooser(cfg.StartID1, n, nr, sh.node)
+	q.nodeUpd = newNodeChooser(cfg.StartID1, n, nu, sh.node)
+	q.nodeDel = newNodeChooser(cfg.StartID1, n, nd, sh.node)
+	q.lastNodeID = cfg.StartID1
 	if cfg.Multiget.Enabled {
-		q.multiget = dist.NewGeometric(cfg.Multiget.Prob, cfg.Multiget.Min, cfg.Multiget.Max)
+		if q.ref {
+			q.multiget = dist.NewRefGeometric(cfg.Multiget.Prob, cfg.Multiget.Min, cfg.Multiget.Max)
+		} else {
+			q.multiget = dist.NewGeometric(cfg.Multiget.Prob, cfg.Multiget.Min, cfg.Multiget.Max)
+		}
 	}
 	q.linkSize = dist.NewLogNormal(cfg.LinkDataSize, 1)
 	q.nodeSize = dist.NewLogNormal(cfg.NodeDataSize, 1)
 	return q, nil
 }
 
-func newIDChooser(start, n int64, corr dist.Access, corrPerm *dist.Perm, uncorr dist.Access, uncorrPerm *dist.Perm, blend float64) idChooser {
-	c := idChooser{start: start, corr: corr, corrPerm: corrPerm, uncorr: uncorr, uncorrPerm: uncorrPerm, blend: blend}
-	if corr == nil {
-		c.uncorrAlone = true
-		if uncorr == nil {
-			c.uncorr = uniform{n}
-			c.uncorrAlone = true
-		}
+// newIDChooser blends corr with uncorr for blend percent of picks. A
+// missing correlated distribution (only possible in tests: the config
+// requires one) is uniform.
+func newIDChooser(start, n int64, corr, uncorr picker, blend float64) idChooser {
+	if corr.access == nil {
+		corr = picker{uniform{n}, nil}
 	}
-	if c.uncorr == nil {
-		c.blend = 0
+	if uncorr.access == nil {
+		blend = 0
 	}
-	return c
+	return idChooser{start: start, corr: corr, uncorr: uncorr, blend: blend / 100}
 }
 
-func orUniform(a dist.Access, n int64) dist.Access {
-	if a == nil {
-		return uniform{n}
+// newNodeChooser picks uniformly when no distribution is configured.
+func newNodeChooser(start, n int64, p picker, shuf *dist.Shuffler) nodeChooser {
+	if p.access == nil {
+		p = picker{uniform{n}, shuf}
 	}
-	return a
+	return nodeChooser{start, p}
+}
+
+// shared is what the requesters of one phase share: the uncorrelated and
+// node shufflers and the reference samplers' state.
+type shared struct {
+	ref          *dist.RefShared
+	uncorr, node *dist.Shuffler
+}
+
+// sharedState builds the phase's shared state on first use (requesters
+// are built one after the other).
+func (p *RequestPhase) sharedState(n int64) *shared {
+	if p.shared == nil {
+		p.shared = &shared{
+			ref:    dist.NewRefShared(),
+			uncorr: dist.NewShuffler(dist.UncorrShufflerSeed, dist.ShuffleGroups, n),
+			node:   dist.NewShuffler(dist.NodeShufflerSeed, dist.ShuffleGroups, n),
+		}
+	}
+	return p.shared
 }
 
 // Run executes the request phase until every requester has done its
@@ -293,7 +336,7 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 			continue
 		}
 		t := ThreadResult{ID: q.id, Requests: q.done, Failed: q.failed, Found: q.found,
-			NotFound: q.notFound, HistoryQueries: q.historyQueries, StoppedOnFails: q.stoppedOnFails}
+			NotFound: q.notFound, HistoryQueries: q.historyQueries, ListRequests: q.listRequests, StoppedOnFails: q.stoppedOnFails}
 		if s := res.Elapsed.Seconds(); s > 0 {
 			t.OpsPerSec = float64(q.done) / s
 		}
@@ -457,6 +500,9 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 		if !intended.Before(measureFrom) {
 			q.handle.Record(op, int64(end.Sub(intended)), int64(end.Sub(sent)), err != nil, q.lastRetries)
 			q.done++
+			if op == graph.GetLinksList {
+				q.listRequests++
+			}
 			counts.done.Add(1)
 		}
 		if err == nil {

@@ -29,6 +29,12 @@ type listTail struct {
 	id1, linkType, time int64
 }
 
+// tailKey is the (id1, link_type) of a remembered tail.
+type tailKey struct{ id1, linkType int64 }
+
+// sizer draws multiget sizes.
+type sizer interface{ Next(r *rand.Rand) int64 }
+
 // requester is one request-phase worker. Everything in it is owned by its
 // goroutine.
 type requester struct {
@@ -40,19 +46,34 @@ type requester struct {
 
 	cumMix [graph.NumRequestOps]float64
 
+	// ref is set with workload_semantics = reference: the reference's id2
+	// choice and list-tail cache (its samplers are in the choosers).
+	ref bool
+
 	linkRead, linkWrite        idChooser
 	nodeRead, nodeUpd, nodeDel nodeChooser
-	multiget                   *dist.GeometricDist
+	multiget                   sizer // nil: one id2 per multiget
 	linkSize, nodeSize         *dist.LogNormalDist
+	// lastNodeID is the id of the last node operation, which the
+	// reference's round robin continues from.
+	lastNodeID int64
 
 	history []listTail
-	links   []graph.Link
-	id2s    []int64
-	buf     []byte
-	link    graph.Link
-	node    graph.Node
+	// historyIdx indexes history by (id1, link_type) with the reference's
+	// semantics (see rememberTail).
+	historyIdx map[tailKey]int
+	links      []graph.Link
+	id2s       []int64
+	buf        []byte
+	link       graph.Link
+	node       graph.Node
 
-	done, failed, found, notFound, historyQueries int64
+	done, failed int64
+	// The reference's counters: links returned by multigets that found
+	// any (found), id2s asked by multigets that found none (notFound),
+	// history queries, and recorded GET_LINKS_LIST requests (the
+	// denominator of its "history queries = X/Y").
+	found, notFound, historyQueries, listRequests int64
 	lastRetries                                   int
 	lastErr                                       error
 	stoppedOnFails                                bool
@@ -92,17 +113,34 @@ func (q *requester) linkType() int64 {
 }
 
 // chooseID2 picks an id2 for (id1, type): with probability pExist one that
-// the load created, otherwise uniform over the id space.
+// the load created, id1 + U[0, links per type), otherwise a random one:
+// the reference draws it from [0, maxid1) (or [0, randomid2max) whether
+// it exists or not) and applies id2gen_config = 1; the corrected choice
+// draws from [startid1, maxid1).
 func (q *requester) chooseID2(id1, linkType int64, pExist float64) int64 {
 	cfg := q.p.Config
-	if q.rng.Float64() < pExist {
-		if cfg.RandomID2Max > 0 {
-			return q.rng.Int64N(cfg.RandomID2Max)
-		}
-		n := max(1, q.p.Graph.LinksPerType(id1))
-		return id1 + q.rng.Int64N(n)
+	existing := q.rng.Float64() < pExist
+	if !existing && !q.ref {
+		return cfg.StartID1 + q.rng.Int64N(cfg.MaxID1-cfg.StartID1)
 	}
-	return cfg.StartID1 + q.rng.Int64N(cfg.MaxID1-cfg.StartID1)
+	var id2 int64
+	switch {
+	case cfg.RandomID2Max > 0:
+		id2 = q.rng.Int64N(cfg.RandomID2Max)
+	case existing:
+		id2 = id1 + q.rng.Int64N(max(1, q.p.Graph.LinksPerType(id1)))
+	default:
+		id2 = q.rng.Int64N(cfg.MaxID1)
+	}
+	if q.ref && cfg.ID2GenConfig == 1 {
+		// Requester-owned id2s: id2 mod requesters = this requester.
+		n := int64(cfg.Requesters)
+		id2 = id2 - id2%n + int64(q.id)
+		if cfg.RandomID2Max > 0 && id2 > cfg.RandomID2Max {
+			id2 -= n
+		}
+	}
+	return id2
 }
 
 // payload fills q.buf with a payload of log-normal length from g.
@@ -133,7 +171,7 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 		q.link = graph.Link{
 			ID1: id1, LinkType: lt, ID2: q.chooseID2(id1, lt, p),
 			Visibility: graph.VisibilityDefault, Version: 0, Time: time.Now().UnixMilli(),
-			Data: q.payload(g, q.linkSize, graph.MaxLinkData),
+			Data: q.payload(g, q.linkSize, graph.MaxLinkData-1), // 254, as the reference
 		}
 		retries, err = q.p.Retry.Do(ctx, func() error {
 			var e error
@@ -177,9 +215,9 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 		})
 		if err == nil {
 			if len(q.links) > 0 {
-				q.found++
+				q.found += int64(len(q.links))
 			} else {
-				q.notFound++
+				q.notFound += n
 			}
 		}
 	case graph.GetLinksList:
@@ -189,40 +227,39 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 			Type: graph.NodeType, Version: 1, Time: int32(time.Now().Unix()),
 			Data: q.payload(q.p.Gens.NodeAdd, q.nodeSize, graph.MaxNodeData-1),
 		}
+		var id int64
 		retries, err = q.p.Retry.Do(ctx, func() error {
-			_, e := q.store.AddNode(ctx, &q.node)
+			var e error
+			id, e = q.store.AddNode(ctx, &q.node)
 			return e
 		})
+		if err == nil {
+			q.lastNodeID = id
+		}
 	case graph.UpdateNode:
 		q.node = graph.Node{
 			ID: q.nodeUpd.choose(q.rng), Type: graph.NodeType, Version: 2, Time: int32(time.Now().Unix()),
 			Data: q.payload(q.p.Gens.NodeUp, q.nodeSize, graph.MaxNodeData-1),
 		}
+		q.lastNodeID = q.node.ID
 		retries, err = q.p.Retry.Do(ctx, func() error {
 			_, e := q.store.UpdateNode(ctx, &q.node)
 			return e
 		})
 	case graph.DeleteNode:
 		id := q.nodeDel.choose(q.rng)
+		q.lastNodeID = id
 		retries, err = q.p.Retry.Do(ctx, func() error {
 			_, e := q.store.DeleteNode(ctx, graph.NodeType, id)
 			return e
 		})
 	case graph.GetNode:
 		id := q.nodeRead.choose(q.rng)
-		var ok bool
+		q.lastNodeID = id
 		retries, err = q.p.Retry.Do(ctx, func() error {
-			var e error
-			_, ok, e = q.store.GetNode(ctx, graph.NodeType, id)
+			_, _, e := q.store.GetNode(ctx, graph.NodeType, id)
 			return e
 		})
-		if err == nil {
-			if ok {
-				q.found++
-			} else {
-				q.notFound++
-			}
-		}
 	}
 	q.lastRetries = retries
 	return err
@@ -239,7 +276,6 @@ func (q *requester) getLinkList(ctx context.Context) (error, int) {
 		query = graph.NewListQuery(t.id1, t.linkType)
 		query.MaxTime = t.time
 		query.Offset = 1
-		q.historyQueries++
 	} else {
 		query = graph.NewListQuery(q.linkRead.choose(q.rng), q.linkType())
 	}
@@ -251,22 +287,89 @@ func (q *requester) getLinkList(ctx context.Context) (error, int) {
 	if err != nil {
 		return err, retries
 	}
+	if tailIdx >= 0 {
+		q.historyQueries++
+	}
 	q.handle.RecordValue(graph.RangeSize, int64(len(q.links)))
 	full := len(q.links) >= query.Limit
+	var last listTail
+	if full {
+		last = listTail{id1: query.ID1, linkType: query.LinkType, time: q.links[len(q.links)-1].Time}
+	}
 	switch {
+	case full && tailIdx >= 0:
+		q.history[tailIdx] = last // more history after this page
+	case tailIdx >= 0:
+		q.forgetTail(tailIdx)
 	case full:
-		t := listTail{id1: query.ID1, linkType: query.LinkType, time: q.links[len(q.links)-1].Time}
-		if tailIdx >= 0 {
-			q.history[tailIdx] = t
-		} else if len(q.history) < historyLimit {
+		q.rememberTail(last)
+	}
+	return nil, retries
+}
+
+// rememberTail keeps the tail of a list that filled a page, up to
+// historyLimit tails (then a random one is replaced). The reference keeps
+// at most one tail per (id1, link_type) through an index that it does not
+// clean when it drops or replaces an entry in the middle of its cache, so
+// such an (id1, link_type) is never remembered again by that requester;
+// the reference semantics keep that index. The corrected semantics keep
+// every tail.
+func (q *requester) rememberTail(t listTail) {
+	if !q.ref {
+		if len(q.history) < historyLimit {
 			q.history = append(q.history, t)
 		} else {
 			q.history[q.rng.IntN(len(q.history))] = t
 		}
-	case tailIdx >= 0:
-		last := len(q.history) - 1
-		q.history[tailIdx] = q.history[last]
-		q.history = q.history[:last]
+		return
 	}
-	return nil, retries
+	k := tailKey{t.id1, t.linkType}
+	if _, ok := q.historyIdx[k]; ok {
+		return
+	}
+	if q.historyIdx == nil {
+		q.historyIdx = map[tailKey]int{}
+	}
+	if len(q.history) < historyLimit {
+		q.history = append(q.history, t)
+		q.historyIdx[k] = len(q.history) - 1
+		return
+	}
+	q.replaceTail(q.rng.IntN(len(q.history)), &t)
+}
+
+// forgetTail drops the tail at i after a short page.
+func (q *requester) forgetTail(i int) {
+	if q.ref {
+		q.replaceTail(i, nil)
+		return
+	}
+	last := len(q.history) - 1
+	q.history[i] = q.history[last]
+	q.history = q.history[:last]
+}
+
+// replaceTail is the reference's cache update: the entry at i is replaced
+// by repl, or, when repl is nil, removed (the last entry fills its place).
+// Only an entry in the last position leaves the index.
+func (q *requester) replaceTail(i int, repl *listTail) {
+	last := len(q.history) - 1
+	if i == last {
+		old := q.history[i]
+		delete(q.historyIdx, tailKey{old.id1, old.linkType})
+		if repl == nil {
+			q.history = q.history[:last]
+			return
+		}
+		q.history[last] = *repl
+		q.historyIdx[tailKey{repl.id1, repl.linkType}] = last
+		return
+	}
+	if repl == nil {
+		r := q.history[last]
+		q.history = q.history[:last]
+		repl = &r
+	}
+	q.history[i] = *repl
+	q.historyIdx[tailKey{repl.id1, repl.linkType}] = i
 }

@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# Fidelity check against the reference LinkBench (mdcallag/linkbench): loads
+# a graph with each driver into the same PostgreSQL and MariaDB databases,
+# runs both drivers' request phases on each graph (the same number of
+# requests, from a copy of the freshly loaded graph every time), and prints
+# side by side what the servers saw: op mix, rows per GET_LINKS_LIST,
+# multiget size, found ratio, and the overlap of the 20 id1s most read and
+# most written, then `linkbench check` after every run. docs/fidelity.md
+# explains the measures and records the figures.
+#
+#   bash bench/vs-reference.sh [REFERENCE_SOURCE_DIR]
+#
+# The reference: `git clone https://github.com/mdcallag/linkbench` and give
+# its directory as the argument or in LINKBENCH_REF_SRC. Its
+# target/FacebookLinkBench.jar is used when present (LINKBENCH_REF_JAR names
+# another), else built with `mvn -DskipTests package` (needs a JDK and
+# Maven). Its config/ directory is its LINKBENCH_HOME.
+#
+# Settings (environment): STORES ("postgres mariadb"), MAXID1 (100001),
+# REQUESTERS (4), REQUESTS per requester (50000), REF_RUNS (3) and LB_RUNS
+# (3) on the reference's graph, CROSS_RUNS (1) of each driver on
+# linkbench's graph, CORRECTED_RUNS (0) of linkbench with
+# workload_semantics = corrected on the reference's graph, BASELINE_BIN
+# (another linkbench binary, e.g. an older version, run BASELINE_RUNS
+# times on the reference's graph), REUSE_LOADS=1 (keep the graphs that a
+# previous run saved in the servers instead of loading again), OUT (a new
+# temporary directory; every log, output and metrics file stays there).
+#
+# The functions can be sourced (`source bench/vs-reference.sh`) to drive
+# other comparisons; run directly, the script runs main.
+#
+# The servers are those of scripts/postgres.sh and scripts/mariadb.sh
+# (started if needed; their LINKBENCH_* port and directory variables
+# apply). For the statement logs PostgreSQL is restarted once with a CSV
+# log and auto_explain preloaded (both undone at the end); the statements
+# are logged only for the user linkbench, only during the measured runs.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+REF_SRC="${1:-${LINKBENCH_REF_SRC:-}}"
+STORES="${STORES:-postgres mariadb}"
+MAXID1="${MAXID1:-100001}"
+REQUESTERS="${REQUESTERS:-4}"
+REQUESTS="${REQUESTS:-50000}"
+REF_RUNS="${REF_RUNS:-3}"
+LB_RUNS="${LB_RUNS:-3}"
+CROSS_RUNS="${CROSS_RUNS:-1}"
+CORRECTED_RUNS="${CORRECTED_RUNS:-0}"
+BASELINE_BIN="${BASELINE_BIN:-}"
+BASELINE_RUNS="${BASELINE_RUNS:-1}"
+REUSE_LOADS="${REUSE_LOADS:-0}"
+OUT="${OUT:-$(mktemp -d /tmp/vs-reference.XXXXXX)}"
+mkdir -p "$OUT"
+LB="$OUT/linkbench"
+PGBIN="${LINKBENCH_PG_BIN:-/usr/lib/postgresql/15/bin}"
+
+say() { echo "vs-reference: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+# reference_jar sets JAR and REF_HOME, building the reference if needed.
+reference_jar() {
+  [ -n "$REF_SRC" ] || die "give the reference's source directory (git clone https://github.com/mdcallag/linkbench) as the argument or in LINKBENCH_REF_SRC"
+  REF_HOME="$(cd "$REF_SRC" && pwd)"
+  [ -f "$REF_HOME/config/FBWorkload.properties" ] || die "$REF_HOME has no config/FBWorkload.properties: is it a LinkBench checkout?"
+  JAR="${LINKBENCH_REF_JAR:-$REF_HOME/target/FacebookLinkBench.jar}"
+  if [ ! -f "$JAR" ]; then
+    command -v mvn >/dev/null || die "$JAR is missing and mvn is not installed to build it"
+    say "building the reference in $REF_HOME (mvn -DskipTests package)"
+    (cd "$REF_HOME" && mvn -q -DskipTests package) >"$OUT/mvn.log" 2>&1 || die "the build failed; see $OUT/mvn.log"
+  fi
+  command -v java >/dev/null || die "java is not installed"
+}
+
+build_linkbench() {
+  CGO_ENABLED=0 go build -o "$LB" ./cmd/linkbench
+  go build -o "$OUT/vsref" ./bench/vsref
+}
+
+# store_start STORE: starts the throwaway server and sets PORT.
+store_start() {
+  case "$1" in
+    postgres)
+      bash scripts/postgres.sh start
+      PORT="$(bash scripts/postgres.sh url | sed -E 's|.*:([0-9]+)/.*|\1|')"
+      PGDIR="${LINKBENCH_PG_DIR:-/tmp/linkbench-pg}"
+      pg_admin -c "SELECT 1 FROM pg_database WHERE datname = 'linkbench'" | grep -q 1 ||
+        pg_admin -c "CREATE DATABASE linkbench OWNER linkbench" ;;
+    mariadb)
+      bash scripts/mariadb.sh start
+      PORT="$(bash scripts/mariadb.sh url | sed -E 's|.*:([0-9]+)/.*|\1|')"
+      MYDIR="${LINKBENCH_MARIADB_DIR:-/tmp/linkbench-mariadb}" ;;
+    *) die "unknown store $1 (postgres or mariadb)" ;;
+  esac
+}
+
+pg_admin() { PGOPTIONS='-c client_min_messages=warning' "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -d postgres -q -t -A -v ON_ERROR_STOP=1 "$@"; }
+my_admin() { mariadb --no-defaults --socket="$MYDIR/mysqld.sock" -uroot -N -B "$@"; }
+
+# Both drivers connect the same way: database linkbench (PostgreSQL) or
+# linkdb0 (MariaDB), schema linkdb0, user linkbench.
+conn() { echo -D host=127.0.0.1 -D port="$PORT" -D user=linkbench -D password=linkbench -D maxid1="$MAXID1"; }
+lb_config() { case "$1" in postgres) echo config/LinkConfigPgsql.properties ;; mariadb) echo config/LinkConfigMysql.properties ;; esac; }
+ref_config() { case "$1" in postgres) echo "$REF_HOME/config/LinkConfigPgsql.properties" ;; mariadb) echo "$REF_HOME/config/LinkConfigMysql.properties" ;; esac; }
+
+reference() { # STORE ARGS...: runs the reference driver
+  local store="$1"; shift
+  LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "$@"
+}
+linkbench() { # STORE COMMAND ARGS...: runs linkbench (the binary in LBBIN, default ours)
+  local store="$1" cmd="$2"; shift 2
+  "${LBBIN:-$LB}" "$cmd" -c "$(lb_config "$store")" $(conn) --no-results "$@"
+}
+
+# load_with STORE DRIVER: an empty schema, then DRIVER's load, saved as a
+# snapshot named after DRIVER (kept when REUSE_LOADS=1 finds it).
+load_with() {
+  local store="$1" driver="$2" log="$OUT/$1-load-$2.out"
+  if [ "$REUSE_LOADS" = 1 ] && snapshot_exists "$store" "$driver"; then
+    say "$store: reusing the graph loaded by $driver earlier"
+    return
+  fi
+  say "$store: loading maxid1=$MAXID1 with $driver"
+  if [ "$driver" = reference ]; then
+    linkbench "$store" init --drop >"$log" 2>&1
+    reference "$store" -l >>"$log" 2>&1 || die "reference load failed; see $log"
+  else
+    linkbench "$store" load --truncate >"$log" 2>&1 || die "linkbench load failed; see $log"
+  fi
+  grep -h 'LOAD PHASE COMPLETED' "$log" | sed 's/^.*LOAD PHASE/LOAD PHASE/' >&2
+  snapshot_save "$store" "$driver"
+}
+
+# snapshot_save STORE NAME / snapshot_restore STORE NAME: a copy of the
+# loaded graph, so every run starts from the same state.
+snapshot_save() {
+  case "$1" in
+    postgres)
+      pg_admin -c "DROP DATABASE IF EXISTS lbsnap_$2" -c "CREATE DATABASE lbsnap_$2 TEMPLATE linkbench STRATEGY FILE_COPY" ;;
+    mariadb)
+      my_admin -e "DROP DATABASE IF EXISTS lbsnap_$2; CREATE DATABASE lbsnap_$2"
+      my_copy linkdb0 "lbsnap_$2" ;;
+  esac
+}
+snapshot_exists() {
+  case "$1" in
+    postgres) pg_admin -c "SELECT 1 FROM pg_database WHERE datname = 'lbsnap_$2'" | grep -q 1 ;;
+    mariadb) [ -n "$(my_admin -e "SHOW DATABASES LIKE 'lbsnap_$2'")" ] ;;
+  esac
+}
+snapshot_restore() {
+  case "$1" in
+    postgres)
+      pg_admin -c "DROP DATABASE IF EXISTS linkbench WITH (FORCE)" -c "CREATE DATABASE linkbench OWNER linkbench TEMPLATE lbsnap_$2 STRATEGY FILE_COPY" ;;
+    mariadb) my_copy "lbsnap_$2" linkdb0 ;;
+  esac
+}
+my_copy() { # FROM TO: the graph's tables, rows included
+  local t
+  for t in linktable counttable nodetable linkbench_meta; do
+    if [ -n "$(my_admin -e "SHOW TABLES FROM $1 LIKE '$t'")" ]; then
+      my_admin -e "DROP TABLE IF EXISTS $2.$t; CREATE TABLE $2.$t LIKE $1.$t; INSERT INTO $2.$t SELECT * FROM $1.$t"
+    fi
+  done
+}
+
+# Statement logs. log_setup/log_teardown change the server once; log_on
+# returns the log's current size, log_off stops logging, log_cut copies
+# what was logged since an offset.
+log_file() { case "$1" in postgres) echo "$PGDIR/data/vsref/vsref.csv" ;; mariadb) echo "$MYDIR/vsref-slow.log" ;; esac; }
+log_setup() {
+  case "$1" in
+    postgres)
+      pg_admin -c "ALTER SYSTEM SET logging_collector = on" -c "ALTER SYSTEM SET log_destination = 'stderr,csvlog'" \
+        -c "ALTER SYSTEM SET log_directory = 'vsref'" -c "ALTER SYSTEM SET log_filename = 'vsref.log'" \
+        -c "ALTER SYSTEM SET log_rotation_size = 0" -c "ALTER SYSTEM SET session_preload_libraries = 'auto_explain'"
+      bash scripts/postgres.sh restart ;;
+    mariadb) : ;;
+  esac
+}
+log_teardown() {
+  case "$1" in
+    postgres)
+      pg_admin -c "ALTER ROLE linkbench RESET ALL"
+      for k in logging_collector log_destination log_directory log_filename log_rotation_size session_preload_libraries; do
+        pg_admin -c "ALTER SYSTEM RESET $k"
+      done
+      bash scripts/postgres.sh restart ;;
+    mariadb) my_admin -e "SET GLOBAL slow_query_log = 0; SET GLOBAL long_query_time = 10" ;;
+  esac
+}
+log_on() {
+  local f; f="$(log_file "$1")"
+  case "$1" in
+    postgres)
+      pg_admin -c "ALTER ROLE linkbench SET log_statement = 'all'" -c "ALTER ROLE linkbench SET auto_explain.log_min_duration = 0" \
+        -c "ALTER ROLE linkbench SET auto_explain.log_analyze = on" -c "ALTER ROLE linkbench SET auto_explain.log_timing = off" \
+        -c "ALTER ROLE linkbench SET auto_explain.log_format = 'json'" ;;
+    mariadb)
+      my_admin -e "SET GLOBAL log_output = 'FILE'; SET GLOBAL slow_query_log_file = '$f'; SET GLOBAL log_slow_verbosity = '';
+        SET GLOBAL long_query_time = 0; SET GLOBAL slow_query_log = 1" ;;
+  esac
+  stat -c %s "$f" 2>/dev/null || echo 0
+}
+log_off() {
+  case "$1" in
+    postgres) pg_admin -c "ALTER ROLE linkbench RESET ALL" ;;
+    mariadb) my_admin -e "SET GLOBAL slow_query_log = 0; SET GLOBAL long_query_time = 10" ;;
+  esac
+}
+log_cut() { tail -c +"$(($2 + 1))" "$(log_file "$1")" >"$3"; }
+
+# run_once STORE GRAPH DRIVER N: one measured request phase on a fresh
+# copy of GRAPH, then linkbench check, then the metrics. DRIVER is
+# reference, linkbench, corrected (linkbench with workload_semantics =
+# corrected) or baseline (the binary BASELINE_BIN).
+run_once() {
+  local store="$1" graph="$2" driver="$3" n="$4"
+  local dir="$OUT/$store-$graph-graph-$driver-$n" off
+  mkdir -p "$dir"
+  say "$store: $driver request phase $n on the graph loaded by $graph ($REQUESTERS x $REQUESTS requests)"
+  snapshot_restore "$store" "$graph"
+  off="$(log_on "$store")"
+  local args=(-D requesters="$REQUESTERS" -D requests="$REQUESTS" -D maxtime=100000 -D warmup_time=0)
+  local ok=0
+  case "$driver" in
+    reference) reference "$store" "${args[@]}" -r >"$dir/driver.out" 2>&1 || ok=$? ;;
+    linkbench) linkbench "$store" run "${args[@]}" >"$dir/driver.out" 2>&1 || ok=$? ;;
+    corrected) linkbench "$store" run "${args[@]}" -D workload_semantics=corrected >"$dir/driver.out" 2>&1 || ok=$? ;;
+    baseline) LBBIN="$BASELINE_BIN" linkbench "$store" run "${args[@]}" >"$dir/driver.out" 2>&1 || ok=$? ;;
+  esac
+  [ "$ok" = 0 ] || { log_off "$store"; die "$driver run failed; see $dir/driver.out"; }
+  log_off "$store"
+  log_cut "$store" "$off" "$dir/statements.log"
+  linkbench "$store" check >"$dir/check.out" 2>&1 || true
+  local format=pg
+  [ "$store" = mariadb ] && format=mysql
+  "$OUT/vsref" measure -format "$format" -log "$dir/statements.log" -driver-out "$dir/driver.out" \
+    -check-out "$dir/check.out" -label "$driver $n" -o "$dir/metrics.json"
+  rm -f "$dir/statements.log" # large; the metrics keep what matters
+  echo "$dir/metrics.json"
+}
+
+# table TITLE METRICS...: the runs side by side (nothing without runs).
+table() {
+  local title="$1"; shift
+  [ "$#" -gt 0 ] || return 0
+  "$OUT/vsref" table -title "$title (maxid1=$MAXID1, $REQUESTERS x $REQUESTS requests per run)" "$@" | tee -a "$OUT/tables.txt"
+}
+
+# compare STORE: both loads, the runs, the tables.
+compare() {
+  local store="$1" i
+  store_start "$store"
+  log_setup "$store"
+  trap "log_teardown $store" EXIT
+  load_with "$store" reference
+  load_with "$store" linkbench
+  local on_ref=() on_lb=()
+  for i in $(seq 1 "$REF_RUNS"); do on_ref+=("$(run_once "$store" reference reference "$i")"); done
+  for i in $(seq 1 "$LB_RUNS"); do on_ref+=("$(run_once "$store" reference linkbench "$i")"); done
+  for i in $(seq 1 "$CORRECTED_RUNS"); do on_ref+=("$(run_once "$store" reference corrected "$i")"); done
+  if [ -n "$BASELINE_BIN" ]; then
+    for i in $(seq 1 "$BASELINE_RUNS"); do on_ref+=("$(run_once "$store" reference baseline "$i")"); done
+  fi
+  for i in $(seq 1 "$CROSS_RUNS"); do on_lb+=("$(run_once "$store" linkbench reference "$i")"); done
+  for i in $(seq 1 "$CROSS_RUNS"); do on_lb+=("$(run_once "$store" linkbench linkbench "$i")"); done
+  log_teardown "$store"
+  trap - EXIT
+  table "$store, graph loaded by the reference" "${on_ref[@]}"
+  table "$store, graph loaded by linkbench" "${on_lb[@]}"
+}
+
+main() {
+  reference_jar
+  build_linkbench
+  say "results in $OUT"
+  local store
+  for store in $STORES; do
+    compare "$store"
+  done
+  say "tables in $OUT/tables.txt"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  main
+fi

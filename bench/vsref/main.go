@@ -1,0 +1,105 @@
+// Command vsref measures the shape of a LinkBench request phase from a
+// database server's statement log, the same way whichever driver ran it,
+// and prints runs side by side. bench/vs-reference.sh drives it; it is a
+// benchmark helper, not part of linkbench.
+//
+//	go run ./bench/vsref measure -format pg|mysql -log FILE -driver-out FILE [-check-out FILE] -label L -o run.json
+//	go run ./bench/vsref table -title T run.json...
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "vsref:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, w io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: vsref measure|table ...")
+	}
+	switch args[0] {
+	case "measure":
+		return measureCmd(args[1:])
+	case "table":
+		fs := flag.NewFlagSet("table", flag.ContinueOnError)
+		title := fs.String("title", "", "table title")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		var runs []Metrics
+		for _, p := range fs.Args() {
+			var m Metrics
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if err := json.Unmarshal(b, &m); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			runs = append(runs, m)
+		}
+		writeTable(w, *title, runs)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q (measure or table)", args[0])
+}
+
+func measureCmd(args []string) error {
+	fs := flag.NewFlagSet("measure", flag.ContinueOnError)
+	format := fs.String("format", "", "pg (csvlog with log_statement and auto_explain) or mysql (slow log)")
+	logPath := fs.String("log", "", "the statement log of the run")
+	user := fs.String("user", "linkbench", "the database user both drivers connect as")
+	driverOut := fs.String("driver-out", "", "the driver's output (for its per-op counts)")
+	checkOut := fs.String("check-out", "", "the output of linkbench check after the run")
+	label := fs.String("label", "", "the run's name in tables")
+	out := fs.String("o", "", "where to write the metrics (JSON)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	f, err := os.Open(*logPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var stmts []statement
+	switch *format {
+	case "pg":
+		stmts, err = readPostgresCSV(f, *user)
+	case "mysql":
+		stmts, err = readMySQLSlowLog(f, *user)
+	default:
+		return fmt.Errorf("-format %q: expected pg or mysql", *format)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", *logPath, err)
+	}
+	m := measure(stmts)
+	m.Label = *label
+	if b, err := os.ReadFile(*driverOut); err == nil {
+		m.Ops, m.RequestsPerSec = driverOps(string(b))
+	} else {
+		return err
+	}
+	m.CheckMismatch, m.CheckSummary = -1, "not run"
+	if *checkOut != "" {
+		b, err := os.ReadFile(*checkOut)
+		if err != nil {
+			return err
+		}
+		m.CheckMismatch, m.CheckSummary = checkResult(string(b))
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*out, append(b, '\n'), 0o644)
+}
