@@ -32,6 +32,9 @@ func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (f
 	fail := func(err error) (func(), error) {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		// A refused attempt may hold its first key: freed before the
+		// connection goes, as in the release below.
+		conn.Exec(cctx, "SELECT pg_advisory_unlock_all()")
 		conn.Close(cctx)
 		return nil, err
 	}

@@ -331,3 +331,40 @@ func TestSchemaWithoutUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedLockHoldsNothing: a load refused beside a run leaves no
+// advisory lock behind, not even for the moment its backend takes to exit
+// (the next process was refused naming the refused load, under make test).
+func TestRefusedLockHoldsNothing(t *testing.T) {
+	schema := fmt.Sprintf("lbrefused_%d", os.Getpid())
+	open := func() *Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	ctx := context.Background()
+	runner := open()
+	release, err := runner.Lock(ctx, store.LockRun, store.Holder("run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for i := 0; i < 20; i++ {
+		loader := open()
+		if _, err := loader.Lock(ctx, store.LockLoad, store.Holder("load")); err == nil {
+			t.Fatal("a load was not refused beside a run")
+		}
+		u := uint64(loader.lockKey("load"))
+		var held int
+		if err := runner.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objid::bigint = $2`,
+			int64(u>>32), int64(u&0xffffffff)).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		if held != 0 {
+			t.Fatalf("attempt %d: the refused load's lock is still held by %d session(s)", i, held)
+		}
+	}
+}
