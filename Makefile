@@ -31,7 +31,7 @@ test: build vet
 
 # The server-outage tests alone (needs LINKBENCH_TEST_PG_URL / _MYSQL_URL).
 test-outage:
-	LINKBENCH_OUTAGE_TESTS=1 $(GO) test -p 1 -count=1 -run 'TestServerOutageMidRun|TestLoadResumesAfterServerKill|TestReconnectAfterRestart' -v ./cmd/linkbench ./internal/store/postgres ./internal/store/mysql
+	LINKBENCH_OUTAGE_TESTS=1 $(GO) test -p 1 -count=1 -run 'TestServerOutageMidRun|TestLoadResumesAfterServerKill|TestReconnectAfterRestart|TestHungServer|TestLostServerExitsNonZero' -v ./cmd/linkbench ./internal/store/postgres ./internal/store/mysql
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...

@@ -65,32 +65,49 @@ EOF
 # shellcheck source=scripts/pidfile.sh
 . "$(dirname "$0")/pidfile.sh"
 
+# wait_port returns 0 once the server listens, 1 when it exited.
 wait_port() {
   for _ in $(seq 1 300); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then return 0; fi
-    if ! running; then
-      echo "ferretdb.sh: FerretDB exited; log:" >&2
-      tail -20 "$DIR/server.log" >&2
-      exit 1
-    fi
+    if ! running; then return 1; fi
     sleep 0.1
   done
   echo "ferretdb.sh: FerretDB did not listen on 127.0.0.1:$PORT within 30 s" >&2
   exit 1
 }
 
-start_server() {
-  mkdir -p "$DIR/data"
+launch() {
   # setsid: the server outlives the shell that started it (make test runs
   # the tests after this script returns).
   setsid "$BIN" --handler=sqlite --sqlite-url="file:$DIR/data/" \
     --listen-addr="127.0.0.1:$PORT" --debug-addr=- --state-dir="$DIR" \
-    --telemetry=disable --log-level=WARN \
-    --test-enable-new-auth --setup-database=linkbench \
-    --setup-username="$USER_NAME" --setup-password="$USER_PW" \
+    --telemetry=disable --log-level=WARN --test-enable-new-auth "$@" \
     </dev/null >>"$DIR/server.log" 2>&1 &
   echo $! >"$DIR/pid"
   wait_port
+}
+
+# start_server starts FerretDB on the data in $DIR/data. The user is set up
+# only on new data: FerretDB sets it up again whenever the setup database
+# is not listed (after an unclean exit its empty SQLite file may be gone),
+# and then fails on the user that admin.sqlite still holds. Data it cannot
+# start on (killed mid-setup) is moved aside and set up afresh.
+start_server() {
+  mkdir -p "$DIR/data"
+  if [ ! -f "$DIR/data/admin.sqlite" ]; then
+    launch --setup-database=linkbench --setup-username="$USER_NAME" --setup-password="$USER_PW" && return
+  elif launch; then
+    return
+  else
+    echo "ferretdb.sh: FerretDB did not start on the data left in $DIR/data; keeping it in $DIR/data.broken and starting afresh" >&2
+    rm -rf "$DIR/data.broken"
+    mv "$DIR/data" "$DIR/data.broken"
+    mkdir -p "$DIR/data"
+    launch --setup-database=linkbench --setup-username="$USER_NAME" --setup-password="$USER_PW" && return
+  fi
+  echo "ferretdb.sh: FerretDB exited; log:" >&2
+  tail -20 "$DIR/server.log" >&2
+  exit 1
 }
 
 start() {

@@ -6,6 +6,8 @@
 #   scripts/mariadb.sh url       # mysql://linkbench:linkbench@127.0.0.1:PORT/linkdb0
 #   scripts/mariadb.sh restart   # stop and start (data kept)
 #   scripts/mariadb.sh kill      # kill -9 the server (fault tests)
+#   scripts/mariadb.sh pause     # SIGSTOP the server (hung-server tests)
+#   scripts/mariadb.sh resume    # SIGCONT it
 #   scripts/mariadb.sh stop      # stop and delete everything
 #   scripts/mariadb.sh status
 #
@@ -83,7 +85,9 @@ case "${1:-}" in
   stop) stop_server; rm -rf "$DIR" ;;
   restart) stop_server; start_server ;;
   kill) if running; then kill -9 "$(cat "$PIDF")"; fi ;;
+  pause) kill -STOP "$(cat "$PIDF")" ;;
+  resume) kill -CONT "$(cat "$PIDF")" ;;
   url) echo "mysql://linkbench:linkbench@127.0.0.1:$PORT/linkdb0" ;;
   status) if running; then echo "running on 127.0.0.1:$PORT ($DATA)"; else echo "not running"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|restart|kill|url|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|kill|pause|resume|url|status" >&2; exit 2 ;;
 esac

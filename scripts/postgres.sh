@@ -5,6 +5,8 @@
 #   scripts/postgres.sh url       # postgres://linkbench:linkbench@127.0.0.1:PORT/linkdb0?sslmode=disable
 #   scripts/postgres.sh restart   # stop and start the same cluster (data kept)
 #   scripts/postgres.sh kill      # kill -9 the server (fault tests)
+#   scripts/postgres.sh pause     # SIGSTOP the server and its backends (hung-server tests)
+#   scripts/postgres.sh resume    # SIGCONT them
 #   scripts/postgres.sh stop      # stop and delete everything
 #   scripts/postgres.sh status
 #
@@ -79,7 +81,15 @@ case "${1:-}" in
     start_server ;;
   kill)
     if [ -f "$DATA/postmaster.pid" ]; then kill -9 "$(head -1 "$DATA/postmaster.pid")" || true; fi ;;
+  pause|resume)
+    # Every backend is a session of its own: signal each child of the
+    # postmaster, then the postmaster (first on resume).
+    sig=STOP; [ "$1" = resume ] && sig=CONT
+    pm="$(head -1 "$DATA/postmaster.pid")"
+    if [ "$sig" = CONT ]; then kill -CONT "$pm"; fi
+    for c in $(pgrep -P "$pm" || true); do kill -"$sig" "$c" 2>/dev/null || true; done
+    if [ "$sig" = STOP ]; then kill -STOP "$pm"; fi ;;
   url) echo "postgres://linkbench:linkbench@127.0.0.1:$PORT/linkdb0?sslmode=disable" ;;
   status) if running; then echo "running on 127.0.0.1:$PORT ($DATA)"; else echo "not running"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|restart|kill|url|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|kill|pause|resume|url|status" >&2; exit 2 ;;
 esac

@@ -40,7 +40,9 @@ go test -run '^$' -fuzz '^FuzzParseProperties$' -fuzztime 15s ./internal/config 
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 go test -run '^$' -fuzz '^FuzzParseDataFile$' -fuzztime 15s ./internal/dist 2>&1 | tail -2
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
+go test -run '^$' -fuzz '^FuzzCommandLine$' -fuzztime 15s ./cmd/linkbench 2>&1 | tail -2
+[ "${PIPESTATUS[0]}" = 0 ] || exit 1
 
 # The tests that kill or restart the servers run alone, one package at a time.
-LINKBENCH_OUTAGE_TESTS=1 go test -p 1 -count=1 -timeout 10m -run 'TestServerOutageMidRun|TestLoadResumesAfterServerKill|TestReconnectAfterRestart' -v ./cmd/linkbench ./internal/store/postgres ./internal/store/mysql 2>&1 | tee -a /tmp/linkbench-test.log | grep -E '^(---|===|ok|FAIL|PASS)|outage_test|_test.go'
+LINKBENCH_OUTAGE_TESTS=1 go test -p 1 -count=1 -timeout 10m -run 'TestServerOutageMidRun|TestLoadResumesAfterServerKill|TestReconnectAfterRestart|TestHungServer|TestLostServerExitsNonZero' -v ./cmd/linkbench ./internal/store/postgres ./internal/store/mysql 2>&1 | tee -a /tmp/linkbench-test.log | grep -E '^(---|===|ok|FAIL|PASS)|outage_test|_test.go'
 exit "${PIPESTATUS[0]}"

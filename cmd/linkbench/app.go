@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/spf13/cobra"
 )
@@ -72,7 +73,14 @@ type app struct {
 	// onPhase, when set (tests), is called once per phase from its first
 	// progress report, while the phase runs.
 	onPhase func(phase string)
+	// scrub hides the config's secrets in every output, once the config
+	// is read; plainStdout is stdout without it.
+	scrub       *secret.Scrubber
+	plainStdout io.Writer
 }
+
+// errorText is the one line main prints for err, secrets hidden.
+func (a *app) errorText(err error) string { return "linkbench: " + a.scrub.String(err.Error()) }
 
 func newApp(stdout, stderr io.Writer) *app { return &app{stdout: stdout, stderr: stderr} }
 

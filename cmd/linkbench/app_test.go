@@ -23,6 +23,7 @@ func TestNormalizeArgs(t *testing.T) {
 
 // TestDidYouMean: a mistyped flag, command or key names what was meant,
 // and a config key given as a flag names the -D form with its value.
+// Reliability(input): a mistyped key, flag or command; a config key given as a flag (`--maxtime 10`); the reference README's `-csvstreams` | "did you mean maxid1?" / "--truncate?" / "load?"; "config keys are set with -D: -D maxtime=10"; "did you mean -csvstream?"; exit 1 for flags and commands, a warning for keys (an error with `--strict`); the ending error is also written to the `-L` file
 func TestDidYouMean(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -81,6 +82,7 @@ func TestUsageErrors(t *testing.T) {
 
 // TestFatalErrorReachesLogFile: the error that ends a command is written
 // to the -L file too, without the usage text.
+// Reliability(input): a mistyped key, flag or command; a config key given as a flag (`--maxtime 10`); the reference README's `-csvstreams` | "did you mean maxid1?" / "--truncate?" / "load?"; "config keys are set with -D: -D maxtime=10"; "did you mean -csvstream?"; exit 1 for flags and commands, a warning for keys (an error with `--strict`); the ending error is also written to the `-L` file
 func TestFatalErrorReachesLogFile(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "run.log")

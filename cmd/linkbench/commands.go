@@ -13,8 +13,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/linkbench/linkbench/internal/check"
+	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 )
 
@@ -29,9 +31,20 @@ func (a *app) printConfig() error {
 	fmt.Fprintf(tw, "# store resolves to %q\n", e.drv.Name)
 	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
 	for _, en := range e.cfg.Props.Entries() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", en.Key, report.Redact(en.Key, en.Value), en.OriginText())
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", config.Printable(en.Key), shortValue(secret.Redact(en.Key, en.Value)), en.OriginText())
 	}
 	return tw.Flush()
+}
+
+// shortValue is a value as the config listing shows it: escaped when it
+// holds control bytes, and cut when it is long (a 1 MB value would pad
+// every line of the table to its width).
+func shortValue(v string) string {
+	v = config.Printable(v)
+	if len(v) > 200 {
+		return fmt.Sprintf("%s... (%d bytes)", v[:120], len(v))
+	}
+	return v
 }
 
 // initSchema creates (or with --drop recreates) the store's schema.
@@ -46,6 +59,13 @@ func (a *app) initSchema(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	if a.opts.drop {
+		unlock, err := e.lock(ctx, st, store.LockLoad, "init --drop")
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	in, ok := st.(store.Initializer)
 	if !ok {
 		fmt.Fprintf(a.stdout, "store %s needs no schema\n", e.drv.Name)
@@ -70,6 +90,11 @@ func (a *app) check(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	unlock, err := e.lock(ctx, st, store.LockRun, "check")
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := checkSchema(ctx, st); err != nil {
 		return err
 	}

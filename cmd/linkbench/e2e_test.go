@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,27 +27,7 @@ func runCLI(t *testing.T, dir string, args ...string) (string, string, int) {
 // stderr to watch as it is written, so a test can act at a given moment.
 func runCLIWatching(t *testing.T, dir string, watch io.Writer, args ...string) (string, string, int) {
 	t.Helper()
-	old, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(old)
-	var out, errb bytes.Buffer
-	var stderr io.Writer = &errb
-	if watch != nil {
-		stderr = io.MultiWriter(&errb, watch)
-	}
-	err := newApp(&out, stderr).execute(context.Background(), args)
-	code := 0
-	if err != nil {
-		code = 1
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
-		errb.WriteString("linkbench: " + err.Error() + "\n")
-	}
-	return out.String(), errb.String(), code
+	return runCLIWith(t, context.Background(), dir, watch, args...)
 }
 
 func repoConfig(t *testing.T, name string) string {
@@ -122,6 +100,7 @@ func TestLegacyFlagsLoadAndRequestInOneProcess(t *testing.T) {
 	}
 }
 
+// Reliability(load): load into a store that already holds a graph | refused unless `--truncate` (or `--resume` for an interrupted load)
 func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 	dir := t.TempDir()
 	small := []string{"-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "maxid1=2001", "-D", "maxtime=2", "-D", "warmup_time=0", "-D", "requesters=2"}
@@ -180,6 +159,8 @@ func TestZeroConfigSQLiteLoadRunCheck(t *testing.T) {
 	}
 }
 
+// Reliability(input): malformed value, unknown key (`--strict`), percentages off by 1e-3, NaN/Inf, negative or zero sizes, `maxid1 <= startid1`, 10 GB payloads, bad class names, missing workload or data file | one message naming the key, its file and line (or -D) and the expected form, exit 1, before anything is written
+// Reliability(output): an output that cannot be written (`--csvstats` or `--csvstream` in a missing directory, `-L`, `--cpuprofile`, a results directory under a file) | one line before the store is opened, exit 1
 func TestBadInputExitsWithOneClearLine(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.properties")

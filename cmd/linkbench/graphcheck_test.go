@@ -67,6 +67,7 @@ func graphCheckStores() []struct {
 // refuse an empty store, run refuses a graph loaded with other parameters,
 // and both refuse a graph whose load did not complete, each with one line
 // naming what was found and the command that fixes it.
+// Reliability(load): `run`, `sweep` or `check` on a store with no graph (`linkbench init` then `run`), on a half-loaded graph (interrupted load, a `--shard` process not finished), or `run`/`sweep` with graph parameters (startid1, maxid1, link_type_count, randomid2max, load_random_seed, nlinks_func, data file) that differ from the loaded graph's (SQLite, Pebble, PostgreSQL, MariaDB, FerretDB) | refused before any request: one line naming what was found and the command that fixes it (`linkbench load`, `load --resume`, `load --truncate`, `-l -r` for the memory store), a line per difference when there are several, exit 1. Parameters the user did not set are taken from the graph (and logged). `--ignore-graph` goes ahead with a warning, recorded as `graph_check` in summary.json
 func TestRunRefusesAGraphThatDoesNotMatch(t *testing.T) {
 	small := []string{"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "maxid1=301", "-D", "loaders=2",
 		"-D", "load_random_seed=11", "-D", "maxtime=1", "-D", "warmup_time=0", "-D", "requesters=1", "--no-results"}
@@ -150,6 +151,7 @@ func markUnfinished(t *testing.T, dir string, args []string) {
 // TestMemoryStoreRunNeedsLoadInTheSameProcess: the memory store is empty
 // in every new process, so a run alone is refused with the command that
 // works (-l -r); -l -r itself runs.
+// Reliability(load): `run`, `sweep` or `check` on a store with no graph (`linkbench init` then `run`), on a half-loaded graph (interrupted load, a `--shard` process not finished), or `run`/`sweep` with graph parameters (startid1, maxid1, link_type_count, randomid2max, load_random_seed, nlinks_func, data file) that differ from the loaded graph's (SQLite, Pebble, PostgreSQL, MariaDB, FerretDB) | refused before any request: one line naming what was found and the command that fixes it (`linkbench load`, `load --resume`, `load --truncate`, `-l -r` for the memory store), a line per difference when there are several, exit 1. Parameters the user did not set are taken from the graph (and logged). `--ignore-graph` goes ahead with a warning, recorded as `graph_check` in summary.json
 func TestMemoryStoreRunNeedsLoadInTheSameProcess(t *testing.T) {
 	dir := t.TempDir()
 	common := []string{"-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=301", "-D", "nlinks_func=const",
@@ -165,6 +167,7 @@ func TestMemoryStoreRunNeedsLoadInTheSameProcess(t *testing.T) {
 
 // TestIgnoreGraphRunsAndIsRecorded: --ignore-graph runs against an empty
 // store, warns, and the results say so.
+// Reliability(load): `run`, `sweep` or `check` on a store with no graph (`linkbench init` then `run`), on a half-loaded graph (interrupted load, a `--shard` process not finished), or `run`/`sweep` with graph parameters (startid1, maxid1, link_type_count, randomid2max, load_random_seed, nlinks_func, data file) that differ from the loaded graph's (SQLite, Pebble, PostgreSQL, MariaDB, FerretDB) | refused before any request: one line naming what was found and the command that fixes it (`linkbench load`, `load --resume`, `load --truncate`, `-l -r` for the memory store), a line per difference when there are several, exit 1. Parameters the user did not set are taken from the graph (and logged). `--ignore-graph` goes ahead with a warning, recorded as `graph_check` in summary.json
 func TestIgnoreGraphRunsAndIsRecorded(t *testing.T) {
 	dir := t.TempDir()
 	if _, errOut, code := runCLI(t, dir, "init"); code != 0 {

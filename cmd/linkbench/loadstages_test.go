@@ -44,6 +44,7 @@ func init() {
 // --truncate empties the tables before Init can create anything (an index
 // built by Init over the partial tables of an interrupted load cost 32 s of
 // silence); a plain load creates the schema first.
+// Reliability(load): `load --truncate` (or `--resume`) after an interrupted load, whose deferred index is missing | the tables are emptied (or the load resumed) without first rebuilding the index over the partial tables (that cost 32 s of silence on SQLite); the index is built once, at the end, as a named stage
 func TestTruncateEmptiesBeforeCreatingSchema(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"-D", "store=schema-recorder", "-D", "maxid1=101", "-D", "nlinks_func=const", "-D", "nlinks_default=1", "--no-results"}

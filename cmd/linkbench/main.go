@@ -49,11 +49,11 @@ func run(args []string) int {
 		if errors.As(err, &ee) {
 			code = ee.code
 			if ee.err != nil {
-				fmt.Fprintln(os.Stderr, "linkbench: "+ee.err.Error())
+				fmt.Fprintln(os.Stderr, app.errorText(ee.err))
 			}
 		} else {
 			code = 1
-			fmt.Fprintln(os.Stderr, "linkbench: "+err.Error())
+			fmt.Fprintln(os.Stderr, app.errorText(err))
 		}
 	}
 	if ctx.Err() != nil {

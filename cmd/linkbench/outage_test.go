@@ -22,30 +22,11 @@ import (
 //
 // It kills shared servers, so it runs on its own after the other tests:
 // scripts/test.sh sets LINKBENCH_OUTAGE_TESTS=1 for a separate go test run.
+// Reliability(server): server killed (kill -9) mid-run, restarted 3 s later (PostgreSQL, MariaDB; real server, `make test-outage`) | requesters back off (50 ms doubling to 1 s) and reconnect; the failed requests are counted per op and show as a few seconds of errors in the report's error chart; the run ends at maxtime with exit 0; `check` then finds 0 mismatches
 func TestServerOutageMidRun(t *testing.T) {
-	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
-		t.Skip("set LINKBENCH_OUTAGE_TESTS=1 (make test-outage) to run the outage tests")
-	}
-	for _, c := range []struct {
-		name, env, script, config string
-	}{
-		{"postgres", "LINKBENCH_TEST_PG_URL", "postgres.sh", "LinkConfigPgsql.properties"},
-		{"mariadb", "LINKBENCH_TEST_MYSQL_URL", "mariadb.sh", "LinkConfigMysql.properties"},
-	} {
+	for _, c := range outageServers {
 		t.Run(c.name, func(t *testing.T) {
-			url := os.Getenv(c.env)
-			if url == "" {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("%s is not set; run scripts/%s start", c.env, c.script)
-				}
-				t.Skip(c.env + " not set")
-			}
-			script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", c.script))
-			dir := t.TempDir()
-			common := []string{"-c", repoConfig(t, c.config), "-D", "url=" + url, "-D", "dbid=", "-D", "nlinks_func=const", "-D", "nlinks_default=5"}
-			if _, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "-D", "maxid1=5001", "--no-results"}, common...)...); code != 0 {
-				t.Fatalf("load: %s", errOut)
-			}
+			dir, common, script := outageLoad(t, c, 5001)
 			type result struct {
 				out, errOut string
 				code        int
@@ -120,6 +101,7 @@ func TestServerOutageMidRun(t *testing.T) {
 // TestLoadResumesAfterServerKill kills -9 PostgreSQL in the middle of a
 // load, restarts it, and finishes the load with load --resume: the graph
 // must equal an uninterrupted load's, row for row.
+// Reliability(load): server killed (kill -9) during a load (PostgreSQL; real server, `make test-outage`) | the load fails with exit 1 and the `--resume` hint; after a restart `load --resume` finishes it, row for row equal to an uninterrupted load
 func TestLoadResumesAfterServerKill(t *testing.T) {
 	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
 		t.Skip("set LINKBENCH_OUTAGE_TESTS=1 (make test-outage) to run the outage tests")

@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/sysmon"
@@ -31,14 +34,30 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 	}
 	cfg := e.cfg
 	conc := cfg.Loaders + 1
-	if doRequest {
-		conc = max(conc, cfg.Requesters)
+	noun, value := "loaders", cfg.Loaders
+	if doRequest && cfg.Requesters > conc {
+		conc, noun, value = cfg.Requesters, "requesters", cfg.Requesters
+	}
+	if err := e.checkFiles(conc, noun, value); err != nil {
+		return err
 	}
 	st, err := e.open(ctx, conc)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer e.closeStore(st)
+	mode, command := store.LockRun, "run"
+	if doLoad {
+		mode, command = store.LockLoad, "load"
+		if _, n, _ := parseShard(a.opts.shard); n > 1 {
+			mode, command = store.LockShardLoad, "load --shard "+a.opts.shard
+		}
+	}
+	unlock, err := e.lock(ctx, st, mode, command)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	stopMetrics, err := a.startMetrics(e)
 	if err != nil {
 		return err
@@ -71,6 +90,7 @@ func logStoreSettings(ctx context.Context, e *env, st store.Store) {
 	if err != nil {
 		return
 	}
+	e.desc = &desc
 	keys := make([]string, 0, len(desc.Settings))
 	for k := range desc.Settings {
 		keys = append(keys, k)
@@ -89,8 +109,14 @@ func logStoreSettings(ctx context.Context, e *env, st store.Store) {
 }
 
 // checkResultsDir fails early, before anything is written to the store,
-// when the results directory cannot be written.
+// when the results directory or an output file (--csvstats, --csvstream)
+// cannot be written: finding out after an hour-long run would lose it.
 func (a *app) checkResultsDir(e *env) error {
+	for _, f := range []struct{ flag, path string }{{"--csvstats", a.opts.csvStats}, {"--csvstream", a.opts.csvStream}} {
+		if err := checkOutputFile(f.flag, f.path); err != nil {
+			return err
+		}
+	}
 	if a.opts.noResults {
 		return nil
 	}
@@ -106,6 +132,28 @@ func (a *app) checkResultsDir(e *env) error {
 	return os.Remove(f.Name())
 }
 
+// checkOutputFile checks that path can be written, leaving no file behind
+// that was not there.
+func checkOutputFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		dir := filepath.Dir(path)
+		if fi, derr := os.Stat(dir); derr != nil || !fi.IsDir() {
+			return fmt.Errorf("%s %s: the directory %s does not exist; create it or give another path", flag, path, dir)
+		}
+		return fmt.Errorf("%s %s cannot be written (%v); give another path", flag, path, errors.Unwrap(err))
+	}
+	f.Close()
+	if statErr != nil {
+		os.Remove(path)
+	}
+	return nil
+}
+
 func (a *app) resultsDir(e *env) string {
 	if a.opts.resultsDir != "" {
 		return a.opts.resultsDir
@@ -115,6 +163,12 @@ func (a *app) resultsDir(e *env) string {
 
 func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	cfg := e.cfg
+	// The store calls of a load that may rightly take long (EndLoad's
+	// index build, TRUNCATE) have no deadline: a ping tells a hung server
+	// from a busy one. sig is the command's context (Ctrl-C).
+	sig := ctx
+	ctx, stopWatch := store.WatchAlive(ctx, st, cfg.OpTimeout)
+	defer stopWatch()
 	bl, ok := st.(store.BulkLoader)
 	if !ok {
 		return fmt.Errorf("store %s cannot bulk load", e.drv.Name)
@@ -272,6 +326,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if canResume {
 		lp.Journal, lp.JournalPrefix, lp.Resume = journal, prefix, resume
 	}
+	lp.OnPrepare = prepareProgress(e)
 	sizeBefore := sizeOf(ctx, st)
 	mon := e.monitor(ctx, st, 0)
 	started := time.Now()
@@ -279,17 +334,15 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	usage, samples := mon.Stop()
 	prog.finish()
 	if err != nil {
-		if canResume {
-			err = fmt.Errorf("%w (the store holds a partial graph: `linkbench load --resume` with the same settings continues it)", err)
-		}
-		if ctx.Err() != nil {
-			msg := "load interrupted; the store holds a partial graph (load again with --truncate)"
-			if canResume {
-				msg = "load interrupted; the store holds a partial graph: `linkbench load --resume` with the same settings continues it"
+		lerr := loadFailure(sig, ctx, e, st, err, canResume, resuming)
+		if res != nil {
+			// What was written is reported and kept, as for a run.
+			out := loadOutput{res: res, started: started, usage: usage, samples: samples, sizeBefore: sizeBefore, interrupted: true}
+			if werr := a.loadResults(context.WithoutCancel(sig), e, st, out, !e.hung); werr != nil {
+				e.log.Warnf("%v", werr)
 			}
-			return &exitError{code: 130, err: errors.New(msg)}
 		}
-		return err
+		return lerr
 	}
 	_, err = e.retry().Do(ctx, func() error {
 		switch {
@@ -307,23 +360,92 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err != nil {
 		return fmt.Errorf("record graph metadata: %w", err)
 	}
+	return a.loadResults(ctx, e, st, loadOutput{res: res, started: started, usage: usage, samples: samples, sizeBefore: sizeBefore, progress: progress.points}, true)
+}
+
+// loadOutput is what a load measured, for loadResults.
+type loadOutput struct {
+	res         *workload.LoadResult
+	started     time.Time
+	usage       sysmon.Usage
+	samples     []sysmon.Sample
+	sizeBefore  int64
+	progress    []report.LoadPoint
+	interrupted bool
+}
+
+// loadResults prints the load's summary line and per-op lines and writes
+// --csvstats and the results bundle; a failure to write one of them does
+// not keep the others from being written.
+func (a *app) loadResults(ctx context.Context, e *env, st store.Store, o loadOutput, storeOK bool) error {
+	cfg, res := e.cfg, o.res
+	line := report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Counts, res.Elapsed, cfg.NeverChange)
+	if o.interrupted {
+		line = strings.Replace(line, "COMPLETED", "INTERRUPTED", 1)
+	}
 	a.printResults(e, res.Summary, cfg.Loaders+1, func(sb *strings.Builder) {
 		report.WriteStageTable(sb, res.Stages, res.InsertElapsed.Seconds(), res.FinishElapsed.Seconds())
 		sb.WriteString("\n")
-	}, report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Counts, res.Elapsed, cfg.NeverChange))
-	if err := a.writeCSVStats(res.Summary, cfg.Loaders+1); err != nil {
-		return err
-	}
-	r := a.baseResults(ctx, e, st, "load", started, res.Elapsed)
+	}, line)
+	csvErr := a.writeCSVStats(res.Summary, cfg.Loaders+1)
+	r := a.baseResults(ctx, e, st, "load", o.started, res.Elapsed, storeOK)
+	r.Interrupted = o.interrupted
 	r.Totals = report.Totals{Nodes: res.Nodes, Links: res.Links, Counts: res.Counts, LinksPerSec: perSec(res.Links, res.Elapsed),
 		InsertSec: res.InsertElapsed.Seconds(), FinishSec: res.FinishElapsed.Seconds()}
 	r.Ops = res.Summary
 	r.LoadStages = res.Stages
-	a.addUsage(e, r, usage, samples, res.Links, "link", sizeBefore)
+	a.addUsage(e, r, o.usage, o.samples, res.Links, "link", o.sizeBefore)
 	r.Intervals = res.Collector.Series()
-	r.LoadProgress = progress.points
+	r.LoadProgress = o.progress
 	a.loadLine(e, r)
-	return a.writeBundle(e, r, res.Collector)
+	return errors.Join(csvErr, a.writeBundle(e, r, res.Collector))
+}
+
+// loadFailure is the message and exit code of a load that did not finish:
+// 130 for Ctrl-C; otherwise 1, with the --resume hint when resuming can
+// help (the store was lost, hung or the load interrupted) and the reason
+// it cannot when the error would only come back.
+func loadFailure(sig, ctx context.Context, e *env, st store.Store, err error, canResume, resuming bool) error {
+	partial := "the store holds a partial graph (load again with --truncate)"
+	if canResume {
+		partial = "the store holds a partial graph: `linkbench load --resume` with the same settings continues it"
+	}
+	if sig.Err() != nil {
+		return &exitError{code: 130, err: errors.New("load interrupted; " + partial)}
+	}
+	where := "the " + e.drv.Name + " store"
+	if addr := store.AddrOf(st); addr != "" {
+		where += " at " + addr
+	}
+	if store.NoAnswer(ctx) {
+		e.hung = true
+		return fmt.Errorf("%s stopped answering: no answer to a ping within op_timeout = %s (is the server stopped, overloaded or cut off?); %s", where, e.cfg.OpTimeout, partial)
+	}
+	var te *workload.TimeoutError
+	if errors.As(err, &te) {
+		e.hung = true
+	}
+	if !canResume || errors.Is(err, graph.ErrConnection) || graph.IsTransient(err) {
+		return fmt.Errorf("%w (%s)", err, partial)
+	}
+	again := "a load resumed now would meet it again: fix its cause, then `linkbench load --resume` continues (or load again with --truncate)"
+	if resuming {
+		again = "the resumed load stopped on it again, so resuming once more will not help: fix its cause first, or load again with --truncate"
+	}
+	return fmt.Errorf("%w (the store holds a partial graph; this error is not a lost connection: %s)", err, again)
+}
+
+// prepareProgress logs the load's count of the links to write (a pass
+// over every id, minutes for the largest graphs) every progressfreq.
+func prepareProgress(e *env) func(done, total int64) {
+	var last time.Time
+	return func(done, total int64) {
+		if time.Since(last) < max(e.cfg.ProgressFreq, time.Second) {
+			return
+		}
+		last = time.Now()
+		e.log.Infof("counting the links to load: %d of %d ids (%.1f%%); Ctrl-C stops", done, total, 100*float64(done)/float64(max(total, 1)))
+	}
 }
 
 // prepareSchema creates the store's schema (Init is idempotent). With
@@ -484,18 +606,27 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	if res.Interrupted {
 		e.log.Warnf("interrupted: reporting the %d requests that finished", res.Requests)
 	}
+	if res.TimedOut > 0 {
+		e.log.Warnf("%d requests were abandoned without an answer from the store (op_timeout = %s, or the end of the phase); they are counted as errors", res.TimedOut, cfg.OpTimeout)
+	}
 	for _, t := range res.Threads {
+		if t.Abandoned {
+			e.log.Warnf("ThreadID = %d was still waiting for the store at the end and was left behind", t.ID)
+			continue
+		}
 		e.log.Infof("ThreadID = %d total requests = %d requests/second = %.0f found = %d not found = %d history queries = %d/%d failed = %d",
 			t.ID, t.Requests, t.OpsPerSec, t.Found, t.NotFound, t.HistoryQueries, t.ListRequests, t.Failed)
 	}
 	a.printResults(e, res.Summary, cfg.Requesters, nil, report.RequestLine(res.Requests, res.Elapsed))
-	if err := a.writeCSVStats(res.Summary, cfg.Requesters); err != nil {
-		return nil, err
-	}
-	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed)
+	// A failure to write one output does not keep the others from being
+	// written; it is reported at the end.
+	csvErr := a.writeCSVStats(res.Summary, cfg.Requesters)
+	hung := len(res.HardEnd) > 0 || res.Abandoned > 0
+	e.hung = e.hung || hung
+	r := a.baseResults(ctx, e, st, "request", started, res.Elapsed, !hung)
 	r.WorkloadSemantics = cfg.WorkloadSemantics
 	r.Interrupted = res.Interrupted
-	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, Reconnects: res.Reconnects, OpsPerSec: perSec(res.Requests, res.Elapsed)}
+	r.Totals = report.Totals{Requests: res.Requests, Errors: res.Errors, Reconnects: res.Reconnects, TimedOut: res.TimedOut, OpsPerSec: perSec(res.Requests, res.Elapsed)}
 	r.Ops = res.Summary
 	r.AllOps = report.AllOpsSummary(res.Collector.Histograms(), res.Elapsed.Seconds())
 	a.addUsage(e, r, usage, samples, res.Requests, "request", sizeBefore)
@@ -516,13 +647,50 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	if res.MaxBacklog >= 1 {
 		e.log.Warnf("the store fell behind the arrival schedule by up to %.0f requests; latencies include that queueing", res.MaxBacklog)
 	}
-	if err := a.writeBundle(e, r, res.Collector); err != nil {
-		return nil, err
+	if err := errors.Join(csvErr, a.writeBundle(e, r, res.Collector)); err != nil {
+		return r, err
 	}
 	if errors.Is(runErr, workload.ErrTooManyFailures) {
 		return r, &exitError{code: 1, err: fmt.Errorf("a requester failed more than max_failed_requests = %d times; the last error: %v", cfg.MaxFailedRequests, firstError(res))}
 	}
+	if err := serverVerdict(e, st, res); err != nil && runErr == nil {
+		return r, &exitError{code: 1, err: err}
+	}
 	return r, runErr
+}
+
+// serverVerdict is the one line for a request phase whose store hung (it
+// was still waiting at maxtime + maxtime_grace) or was lost for good
+// (connection errors to the end): the run must not pass for a good one.
+func serverVerdict(e *env, st store.Store, res *workload.RequestResult) error {
+	where := "the " + e.drv.Name + " store"
+	if addr := store.AddrOf(st); addr != "" {
+		where += " at " + addr
+	}
+	switch {
+	case len(res.HardEnd) > 0 || res.Abandoned > 0:
+		ops := map[string]int{}
+		var names []string
+		for _, op := range res.HardEnd {
+			if ops[op.String()] == 0 {
+				names = append(names, op.String())
+			}
+			ops[op.String()]++
+		}
+		for i, n := range names {
+			names[i] = fmt.Sprintf("%s x%d", n, ops[n])
+		}
+		msg := fmt.Sprintf("the request phase did not end on time: at maxtime + maxtime_grace (%s) %d requests were still waiting for %s (%s); they are counted as timed out",
+			e.cfg.MaxTimeGrace, len(res.HardEnd), where, strings.Join(names, ", "))
+		if res.Abandoned > 0 {
+			msg += fmt.Sprintf(", and %d requesters that ignored the cancellation were left behind", res.Abandoned)
+		}
+		return fmt.Errorf("%s. The server stopped answering: is it stopped (SIGSTOP), overloaded or cut off? The results are written", msg)
+	case res.Lost != nil && !res.Interrupted:
+		return fmt.Errorf("%s stopped answering %.1f s before the end of the phase and did not come back: %d requests failed after the last success, the last with: %v. The results are written; their figures cover the time before",
+			where, res.Lost.Silent.Seconds(), res.Lost.Failures, res.Lost.LastError)
+	}
+	return nil
 }
 
 // openLoopSchedule builds the global arrival schedule of arrival_rate or
@@ -625,8 +793,10 @@ func (a *app) writeCSVStats(ops []stats.OpSummary, threads int) error {
 	return f.Close()
 }
 
-// baseResults fills the parts of the results common to both phases.
-func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase string, started time.Time, elapsed time.Duration) *report.Results {
+// baseResults fills the parts of the results common to both phases. When
+// the store does not answer (storeOK false) its version and settings are
+// those read before the phase and its size is left out.
+func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase string, started time.Time, elapsed time.Duration, storeOK bool) *report.Results {
 	r := &report.Results{
 		SchemaVersion: report.SchemaVersion, Phase: phase, ToolVersion: toolVersion(),
 		StartedAt: started, ElapsedSec: elapsed.Seconds(), Store: e.drv.Name,
@@ -643,18 +813,25 @@ func (a *app) baseResults(ctx context.Context, e *env, st store.Store, phase str
 		r.Environment.DataFS = &fs
 	}
 	for _, en := range e.cfg.Props.Entries() {
-		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: report.Redact(en.Key, en.Value), Origin: en.OriginText()})
+		r.Config = append(r.Config, report.ConfigEntry{Key: en.Key, Value: a.scrub.String(secret.Redact(en.Key, en.Value)), Origin: en.OriginText()})
 	}
 	// After Ctrl-C ctx is cancelled, but the results of what ran still
 	// name the server and its settings: ask with a context of its own.
 	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if d, ok := st.(store.Describer); ok {
-		if desc, err := d.Describe(bctx); err == nil {
-			r.StoreVersion, r.StoreSettings = desc.Version, desc.Settings
+	desc := e.desc
+	if d, ok := st.(store.Describer); ok && storeOK {
+		if dd, err := d.Describe(bctx); err == nil {
+			desc = &dd
 		}
 	}
-	if s, ok := st.(store.Sizer); ok {
+	if desc != nil {
+		r.StoreVersion, r.StoreSettings = a.scrub.String(desc.Version), map[string]string{}
+		for k, v := range desc.Settings {
+			r.StoreSettings[k] = a.scrub.String(v)
+		}
+	}
+	if s, ok := st.(store.Sizer); ok && storeOK {
 		if n, err := s.SizeOnDisk(bctx); err == nil {
 			r.SizeOnDisk = n
 		}

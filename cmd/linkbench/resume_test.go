@@ -16,6 +16,7 @@ import (
 // load time), and compares every row with an uninterrupted load of the
 // same graph, except the nodes' time: without load_time_ms they carry the
 // second they were written, as the reference's.
+// Reliability(load): load interrupted by Ctrl-C | exit 130, "the store holds a partial graph: `linkbench load --resume` with the same settings continues it"; `run` and `check` refuse the partial graph and say the same; `load --resume` skips the units written, writes the started ones again idempotently, and ends with exactly the graph an uninterrupted load makes (row hash)
 func TestResumeAfterCtrlC(t *testing.T) {
 	bin := buildBinary(t)
 	started := time.Now().Unix()
@@ -114,6 +115,7 @@ func loadRecord(t *testing.T, path string) (seed, loadTime string) {
 	return seed, loadTime
 }
 
+// Reliability(load): `load --resume` with different graph settings, after a completed load, with `--truncate`, or on the memory store | one line: the differing settings (old and new value), "nothing to resume", "give one of them", "cannot resume"; exit 1
 func TestResumeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {

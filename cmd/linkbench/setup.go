@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/dist"
 	"github.com/linkbench/linkbench/internal/gen"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/shard"
 )
@@ -42,11 +45,13 @@ func toolVersion() string {
 	return version
 }
 
-// logger writes "LEVEL time msg" lines to stderr and, with -L, to a file.
+// logger writes "LEVEL time msg" lines to stderr and, with -L, to a file,
+// with every secret of the config hidden.
 type logger struct {
-	mu  sync.Mutex
-	out io.Writer
-	f   *os.File
+	mu    sync.Mutex
+	out   io.Writer
+	f     *os.File
+	scrub *secret.Scrubber
 	// via, when set, takes the lines meant for out (a progress bar that
 	// prints them above itself).
 	via io.Writer
@@ -61,6 +66,7 @@ func (l *logger) redirect(w io.Writer) {
 
 func (l *logger) logf(level, format string, args ...any) {
 	line := fmt.Sprintf("%s %s: %s\n", level, time.Now().Format("2006-01-02 15:04:05.000"), fmt.Sprintf(format, args...))
+	line = l.scrub.String(line)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.via != nil {
@@ -83,7 +89,7 @@ func (l *logger) toFile(s string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	io.WriteString(l.f, s)
+	io.WriteString(l.f, l.scrub.String(s))
 }
 
 func (l *logger) close() {
@@ -104,6 +110,27 @@ type env struct {
 	// where says where the data and the server are, for resource
 	// measurements (found once per command).
 	where *dataLocation
+	// desc is what the store said about itself before the phase, for
+	// results written when it no longer answers; hung is set when the
+	// store stopped answering.
+	desc *store.Description
+	hung bool
+}
+
+// closeStore closes st; when the store hung it waits at most a second, as
+// a driver's goodbye to a stopped server (PostgreSQL's cancel request)
+// can block for its own 15 s timeout and the results are already out.
+func (e *env) closeStore(st store.Store) {
+	if !e.hung {
+		st.Close()
+		return
+	}
+	done := make(chan struct{})
+	go func() { st.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
 }
 
 // setup parses the config and opens the log file.
@@ -136,6 +163,7 @@ func (a *app) setup() (*env, error) {
 		lg.close()
 		return nil, err
 	}
+	a.hideSecrets(cfg, lg)
 	for _, w := range warnings {
 		lg.Warnf("%s", w)
 	}
@@ -157,6 +185,25 @@ func (a *app) setup() (*env, error) {
 		return nil, fmt.Errorf("data_file: %w", err)
 	}
 	return e, nil
+}
+
+// hideSecrets makes every later output of this command (stdout, log
+// lines, the -L file, error messages) hide the passwords of cfg.
+func (a *app) hideSecrets(cfg *config.Config, lg *logger) {
+	var secrets, public []string
+	for _, en := range cfg.Props.Entries() {
+		if v := secret.Values(en.Key, en.Value); len(v) > 0 {
+			secrets = append(secrets, v...)
+		} else {
+			public = append(public, en.Value)
+		}
+	}
+	a.scrub = secret.NewScrubber(secrets, public)
+	lg.scrub = a.scrub
+	if a.plainStdout == nil {
+		a.plainStdout = a.stdout
+	}
+	a.stdout = a.scrub.Writer(a.plainStdout)
 }
 
 // open connects to the store, sized for concurrency goroutines.
@@ -186,10 +233,41 @@ func (e *env) retry() store.RetryPolicy {
 	return p
 }
 
+// lock takes the store's one-writer lock for command in mode (a load
+// needs the store alone, runs share it): another process holding a lock
+// that conflicts makes the command fail at once, naming it. On a store
+// that hung the release is not waited for (the session's end frees the
+// lock when the process exits).
+func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, command string) (func(), error) {
+	l, ok := st.(store.Locker)
+	if !ok {
+		return func() {}, nil
+	}
+	release, err := l.Lock(ctx, mode, store.Holder(command))
+	var le *store.LockedError
+	if err != nil && !errors.As(err, &le) {
+		return nil, fmt.Errorf("take the store's one-writer lock: %w", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		if e.hung {
+			go release()
+			return
+		}
+		release()
+	}, nil
+}
+
 // checkSchema reports missing or wrong tables before any work starts.
 func checkSchema(ctx context.Context, st store.Store) error {
 	if sc, ok := st.(interface{ CheckSchema(context.Context) error }); ok {
-		return sc.CheckSchema(ctx)
+		if err := sc.CheckSchema(ctx); err != nil && !errors.Is(err, graph.ErrSchema) {
+			return fmt.Errorf("check the tables: %w", err)
+		} else if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ func buildBinary(t *testing.T) string {
 
 // TestSignalsStopCleanly runs the real binary, interrupts a long request
 // phase, and checks the exit code, the printed results and a complete bundle.
+// Reliability(server): SIGINT / SIGTERM | requesters stop, the results of what ran are printed and written (bundle marked `"interrupted": true`, written to a temporary directory and renamed, never half-written), exit 130 / 143
 func TestSignalsStopCleanly(t *testing.T) {
 	bin := buildBinary(t)
 	for _, c := range []struct {

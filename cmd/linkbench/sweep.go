@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/store"
 )
 
 // parseRates reads --rates "100,200,...".
@@ -42,11 +43,19 @@ func (a *app) sweep(ctx context.Context) error {
 	if a.opts.pointTime <= 0 || a.opts.points < 1 {
 		return errors.New("--point-time and --points must be positive")
 	}
+	if err := e.checkFiles(cfg.Requesters, "requesters", cfg.Requesters); err != nil {
+		return err
+	}
 	st, err := e.open(ctx, max(cfg.Requesters, 1))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer e.closeStore(st)
+	unlock, err := e.lock(ctx, st, store.LockRun, "sweep")
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	stopMetrics, err := a.startMetrics(e)
 	if err != nil {
 		return err

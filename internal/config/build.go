@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkbench/linkbench/internal/bounded"
 	"github.com/linkbench/linkbench/internal/dist"
 	"github.com/linkbench/linkbench/internal/gen"
 	"github.com/linkbench/linkbench/internal/graph"
@@ -26,6 +27,31 @@ type builder struct {
 func (b *builder) at(key string) string {
 	v, _ := b.props.Get(key)
 	return fmt.Sprintf("%s = %q (%s)", key, v, b.props.Where(key))
+}
+
+func (b *builder) entry(key string) Entry {
+	e, _ := b.props.Lookup(key)
+	return e
+}
+
+// identifier checks a table or database name: letters, digits and
+// underscores (and '-' in database names), at most 48 characters, so that
+// every store can use it (with "linkbench_write_" before it, within
+// MySQL's 64) and no name can change a statement.
+func (b *builder) identifier(key string, dash bool) {
+	v := b.str(key)
+	ok := len(v) <= 48
+	for i := 0; i < len(v) && ok; i++ {
+		c := v[i]
+		ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || (dash && c == '-')
+	}
+	if !ok {
+		extra := ""
+		if dash {
+			extra = ", '-'"
+		}
+		b.fail("%s: expected a name of at most 48 letters, digits, '_'%s", b.at(key), extra)
+	}
 }
 
 func (b *builder) str(key string) string {
@@ -123,8 +149,11 @@ func storeName(s string) string {
 func (b *builder) build() {
 	c := b.cfg
 	// Store.
+	// store wins over linkstore, unless linkstore comes from a place of
+	// higher precedence: -D linkstore=...LinkStoreMysql beside the
+	// zero-config preset store=sqlite means MySQL.
 	c.Store = b.str("store")
-	if c.Store == "" {
+	if se, le := b.entry("store"), b.entry("linkstore"); c.Store == "" || (strings.TrimSpace(le.Value) != "" && le.Origin > se.Origin) {
 		c.Store = storeName(b.str("linkstore"))
 	}
 	if c.Store == "" {
@@ -142,11 +171,13 @@ func (b *builder) build() {
 
 	// Load.
 	c.Loaders = b.int("loaders", 1)
+	b.atMost("loaders", int64(c.Loaders), MaxLoaders)
 	c.GenerateNodes = b.bool("generate_nodes")
 	c.LoaderChunkSize = b.int64("loader_chunk_size", 1)
 	c.LoadRandomSeed = b.seed("load_random_seed")
 	c.StartID1 = b.int64("startid1", 1)
 	c.MaxID1 = b.int64("maxid1", 2)
+	b.atMost("maxid1", c.MaxID1, MaxID1)
 	if c.MaxID1 <= c.StartID1 && c.StartID1 >= 1 {
 		b.fail("maxid1 = %d must be greater than startid1 = %d (%s, %s)", c.MaxID1, c.StartID1, b.props.Where("maxid1"), b.props.Where("startid1"))
 	}
@@ -166,17 +197,23 @@ func (b *builder) build() {
 	c.BulkInsertKB = b.int("bulk_insert_kb", 0)
 	if c.BulkInsertCount > 1<<20 {
 		b.fail("%s: expected at most %d rows per batch", b.at("bulk_insert_count"), 1<<20)
+	} else if mem := int64(c.Loaders) * int64(c.BulkInsertCount) * graph.MaxLinkData; mem > MaxBatchMemory && c.Loaders <= MaxLoaders {
+		b.fail("loaders = %d (%s) and bulk_insert_count = %d (%s) need %d GiB for link batches (at most %d GiB); lower one of them",
+			c.Loaders, b.props.Where("loaders"), c.BulkInsertCount, b.props.Where("bulk_insert_count"), mem>>30, MaxBatchMemory>>30)
 	}
 	c.NLinks = b.nlinks()
 
 	// Request.
 	c.Requesters = b.int("requesters", 0)
+	b.atMost("requesters", int64(c.Requesters), MaxRequesters)
 	c.Requests = b.int64("requests", -1<<62)
 	if c.Requests < 0 {
 		c.Requests = 0
 	}
 	c.RequestRate = b.float("requestrate", 0, 1e9)
 	c.MaxTime = b.seconds("maxtime")
+	c.MaxTimeGrace = b.seconds("maxtime_grace")
+	c.OpTimeout = b.seconds("op_timeout")
 	c.WarmupTime = b.seconds("warmup_time")
 	c.Loops = b.int("loops", 1)
 	c.RequestRandomSeed = b.seed("request_random_seed")
@@ -234,11 +271,13 @@ func (b *builder) build() {
 		}
 		c.Multiget = MultigetSpec{Enabled: true, Min: b.int64("link_multiget_dist_min", 1), Max: b.int64("link_multiget_dist_max", 1),
 			Prob: b.float("link_multiget_dist_prob", 1e-9, 1)}
+		b.atMost("link_multiget_dist_max", c.Multiget.Max, MaxMultiget)
 		if c.Multiget.Max < c.Multiget.Min {
 			b.fail("link_multiget_dist_max = %d is below link_multiget_dist_min = %d", c.Multiget.Max, c.Multiget.Min)
 		}
 	}
 	c.RetryAttempts = b.int("retry_attempts", 1)
+	b.atMost("retry_attempts", int64(c.RetryAttempts), MaxRetryAttempts)
 	c.ArrivalRate = b.float("arrival_rate", 0, 1e9)
 	switch strings.ToLower(b.str("arrival_dist")) {
 	case "poisson", "":
@@ -263,12 +302,20 @@ func (b *builder) build() {
 	c.ResultsDir = b.str("results_dir")
 	c.NeverChange = b.bool("never_change")
 
+	// Names that reach SQL statements and collection names.
+	for _, k := range []string{"linktable", "counttable", "nodetable"} {
+		b.identifier(k, false)
+	}
+	for _, k := range []string{"dbid", "dbprefix"} {
+		b.identifier(k, true)
+	}
+
 	// The data file is needed by any real distribution.
 	if b.needsData() {
 		name := b.str("data_file")
 		if name == "" {
 			b.fail("data_file is required by the real distributions in use")
-		} else if path, _, err := resolveFile(name, b.mainDir, b.home); err != nil {
+		} else if path, _, err := resolveFile(name, b.mainDir, b.home, bounded.Data); err != nil {
 			b.fail("%s: %v", b.at("data_file"), err)
 		} else {
 			c.DataFile = path
@@ -419,8 +466,10 @@ func (b *builder) nlinks() gen.NLinksSpec {
 		fallthrough
 	case "const", "reciprocal", "multiples", "perfect_powers", "exponential":
 		s.Default = b.int64("nlinks_default", 0)
+		b.atMost("nlinks_default", s.Default, MaxListLinks)
 		if s.Func != "const" {
 			s.Config = b.int64("nlinks_config", 1)
+			b.atMost("nlinks_config", s.Config, MaxListLinks)
 		}
 		if s.Func == "exponential" && s.Config < 2 {
 			b.fail("%s: exponential needs nlinks_config >= 2", b.at("nlinks_config"))
@@ -437,7 +486,7 @@ func (b *builder) nlinks() gen.NLinksSpec {
 			s.Dist.Shape = b.float("nlinks_shape", 1e-9, 100)
 		}
 		if b.str("nlinks_mean") != "" {
-			s.Dist.Mean, s.Dist.HasMean = b.float("nlinks_mean", 0, 1e9), true
+			s.Dist.Mean, s.Dist.HasMean = b.float("nlinks_mean", 0, MaxListLinks), true
 		}
 	}
 	return s

@@ -85,6 +85,12 @@ type Config struct {
 	// RetryAttempts is the number of tries of an op that fails with a
 	// transient error (key retry_attempts, default 10).
 	RetryAttempts int
+	// OpTimeout is how long one operation may take, retries included
+	// (key op_timeout, default 60 s; 0 = no limit).
+	OpTimeout time.Duration
+	// MaxTimeGrace is how long after maxtime the request phase waits for
+	// the operations in flight before it abandons them (key maxtime_grace).
+	MaxTimeGrace time.Duration
 
 	// Output.
 	ProgressFreq         time.Duration

@@ -103,6 +103,9 @@ func TestPropertiesSyntax(t *testing.T) {
 	}
 }
 
+// Reliability(input): malformed value, unknown key (`--strict`), percentages off by 1e-3, NaN/Inf, negative or zero sizes, `maxid1 <= startid1`, 10 GB payloads, bad class names, missing workload or data file | one message naming the key, its file and line (or -D) and the expected form, exit 1, before anything is written
+// Reliability(input): `-c`, `workload_file`, `data_file` or `password_file` naming /dev/zero, /dev/urandom or a huge file; `config -c` with a 50 MB line | refused within a second: the file is larger than its limit (1 MiB, 1 MiB, 64 MiB, 64 KiB)
+// Reliability(input): `maxid1=1e18` or 2^63-1, `nlinks_default=1e15`, `requesters=100000`, and the other sizes above their bounds | refused before any work, naming the bound and its reason (see the limits below)
 func TestErrors(t *testing.T) {
 	base := []string{"store=memory"}
 	for _, c := range []struct {
@@ -129,6 +132,22 @@ func TestErrors(t *testing.T) {
 		{"bytes", []string{"link_add_datagen_endbyte=300"}, "", []string{"link_add_datagen_endbyte = 300", "<= 255"}},
 		{"-D form", []string{"novalue"}, "", []string{"-D \"novalue\": expected key=value"}},
 		{"strict", []string{"bogus_key=1"}, "", []string{"unknown key bogus_key (-D)"}},
+		// Hostile sizes and files: refused before any work, naming the bound.
+		{"maxid1 1e18", []string{"maxid1=1e18"}, "", []string{"maxid1 = \"1e18\"", "at most 1,000,000,000,000"}},
+		{"maxid1 2^63-1", []string{"maxid1=9223372036854775807"}, "", []string{"maxid1", "at most 1,000,000,000,000"}},
+		{"requesters", []string{"requesters=100000"}, "", []string{"requesters = \"100000\"", "at most 10,000"}},
+		{"loaders", []string{"loaders=5000"}, "", []string{"loaders = \"5000\"", "at most 1,024"}},
+		{"batch memory", []string{"loaders=1000", "bulk_insert_count=1000000"}, "", []string{"need 237 GiB for link batches"}},
+		{"nlinks_default", []string{"nlinks_func=const", "nlinks_default=1e15"}, "", []string{"nlinks_default = \"1e15\"", "at most 10,000,000"}},
+		{"nlinks_config", []string{"nlinks_func=multiples", "nlinks_default=1", "nlinks_config=1e12"}, "", []string{"nlinks_config", "at most 10,000,000"}},
+		{"multiget", []string{"link_multiget_dist=geometric", "link_multiget_dist_max=1e9"}, "", []string{"link_multiget_dist_max", "at most 10,000"}},
+		{"table name", []string{"linktable=x; DROP TABLE nodetable; --"}, "", []string{"linktable = \"x; DROP TABLE nodetable; --\"", "letters, digits"}},
+		{"dbid", []string{"dbid=a'b"}, "", []string{"dbid", "letters, digits, '_', '-'"}},
+		{"binary config", nil, "maxid1 = 10\n\x7fELF\x02\x01\x00\x00", []string{"main.properties:2: byte 0x7f", "binary data"}},
+		{"password_file /dev/zero", []string{"password_file=/dev/zero"}, "", []string{"password_file = /dev/zero", "larger than 64 KiB"}},
+		{"workload_file /dev/zero", []string{"workload_file=/dev/zero"}, "", []string{"workload_file = /dev/zero", "larger than 1 MiB"}},
+		{"data_file /dev/zero", []string{"data_file=/dev/zero"}, "", []string{"data_file = \"/dev/zero\"", "larger than 64 MiB"}},
+		{"data_file /dev/urandom", []string{"data_file=/dev/urandom"}, "", []string{"data_file = \"/dev/urandom\"", "larger than 64 MiB"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := Source{Overrides: append(append([]string(nil), base...), c.overrides...), Strict: true}
@@ -153,6 +172,35 @@ func TestErrors(t *testing.T) {
 	}
 	if _, _, err := Load(Source{ConfigFile: "/nonexistent/x.properties"}); err == nil || !strings.Contains(err.Error(), "cannot read config file") {
 		t.Fatalf("missing config file: %v", err)
+	}
+	if _, _, err := Load(Source{ConfigFile: "/dev/zero"}); err == nil || !strings.Contains(err.Error(), "/dev/zero is larger than 1 MiB") {
+		t.Fatalf("-c /dev/zero: %v", err)
+	}
+	// An escape byte in a -D key is quoted in the warning, never echoed.
+	_, warns, _ = Load(Source{Overrides: []string{"bad\x1b[2Jkey=1"}})
+	if len(warns) != 1 || strings.Contains(warns[0], "\x1b") || !strings.Contains(warns[0], `"bad\x1b[2Jkey"`) {
+		t.Fatalf("warning %q", warns)
+	}
+}
+
+// TestLinkstoreOverridesPreset: -D linkstore=...Mysql without -c selects
+// MySQL, not the zero-config preset's SQLite.
+// Reliability(input): `-D linkstore=...LinkStoreMysql` without `-c` | MySQL is used (linkstore from -D beats the zero-config store=sqlite)
+func TestLinkstoreOverridesPreset(t *testing.T) {
+	preset := map[string]string{"store": "sqlite"}
+	cfg, _, err := Load(Source{Defaults: preset, Overrides: []string{"linkstore=com.facebook.LinkBench.LinkStoreMysql"}})
+	if err != nil || cfg.Store != "mysql" {
+		t.Fatalf("store %v, %v", cfg, err)
+	}
+	cfg, _, err = Load(Source{Defaults: preset})
+	if err != nil || cfg.Store != "sqlite" {
+		t.Fatalf("preset alone: %v, %v", cfg, err)
+	}
+	// In one file, store wins over linkstore, as documented.
+	f := write(t, t.TempDir(), "m.properties", "store = memory\nlinkstore = com.facebook.LinkBench.LinkStoreMysql\n")
+	cfg, _, err = Load(Source{ConfigFile: f})
+	if err != nil || cfg.Store != "memory" {
+		t.Fatalf("store beside linkstore: %v, %v", cfg, err)
 	}
 }
 

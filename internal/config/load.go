@@ -2,12 +2,16 @@ package config
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	configfiles "github.com/linkbench/linkbench/config"
+	"github.com/linkbench/linkbench/internal/bounded"
 	"github.com/linkbench/linkbench/internal/dist"
 )
 
@@ -68,7 +72,7 @@ func Load(src Source) (*Config, []string, error) {
 			src.ConfigFile = abs
 		}
 		mainDir = filepath.Dir(src.ConfigFile)
-		b, err := os.ReadFile(src.ConfigFile)
+		b, err := bounded.ReadFile(src.ConfigFile, bounded.Config)
 		if err != nil {
 			return nil, nil, &Error{[]string{fmt.Sprintf("cannot read config file: %v", err)}}
 		}
@@ -97,7 +101,7 @@ func Load(src Source) (*Config, []string, error) {
 	// Passwords may come from a file or the environment instead of the
 	// command line.
 	if e, ok := props.Lookup("password_file"); ok && e.Value != "" {
-		if b, err := os.ReadFile(e.Value); err != nil {
+		if b, err := bounded.ReadFile(e.Value, bounded.Secret); err != nil {
 			fail("password_file = %s (%s): %v", e.Value, e.OriginText(), err)
 		} else {
 			props.set(Entry{Key: "password", Value: strings.TrimRight(string(b), "\r\n"), Origin: e.Origin, File: e.File, Line: e.Line})
@@ -113,7 +117,7 @@ func Load(src Source) (*Config, []string, error) {
 	// The workload file fills what is still missing (or only defaulted).
 	workload := ""
 	if e, ok := props.Lookup("workload_file"); ok && e.Value != "" {
-		path, content, err := resolveFile(e.Value, mainDir, src.Home)
+		path, content, err := resolveFile(e.Value, mainDir, src.Home, bounded.Config)
 		if err != nil {
 			fail("workload_file = %s (%s): %v", e.Value, e.OriginText(), err)
 		} else {
@@ -145,7 +149,7 @@ func Load(src Source) (*Config, []string, error) {
 				known = append(known, x)
 			}
 		}
-		msg := fmt.Sprintf("unknown key %s (%s)", k, e.OriginText())
+		msg := fmt.Sprintf("unknown key %s (%s)", Printable(k), e.OriginText())
 		hint := ""
 		if s, ok := Suggest(k, known); ok {
 			hint = "did you mean " + s + "? "
@@ -168,16 +172,34 @@ func Load(src Source) (*Config, []string, error) {
 	return cfg, warnings, nil
 }
 
+// Printable returns s, or s quoted with Go escapes when it holds bytes
+// that are not printable text (so messages never send a terminal escape
+// sequences).
+func Printable(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 // resolveFile finds a relative path against the main config's directory,
 // its parent (the reference's paths are relative to LINKBENCH_HOME, the
 // parent of config/), LINKBENCH_HOME, and the current directory; then the
 // copy embedded in the binary. It returns the path used (or
-// "embedded:<name>") and the content.
-func resolveFile(name, mainDir, home string) (string, []byte, error) {
+// "embedded:<name>") and the content. A file larger than limit is an
+// error, not a reason to try the next place.
+func resolveFile(name, mainDir, home string, limit int64) (string, []byte, error) {
 	var tried []string
+	var tooLarge error
 	try := func(p string) (string, []byte, bool) {
 		tried = append(tried, p)
-		b, err := os.ReadFile(p)
+		b, err := bounded.ReadFile(p, limit)
+		var tl *bounded.TooLargeError
+		if errors.As(err, &tl) && tooLarge == nil {
+			tooLarge = err
+		}
 		if err != nil {
 			return "", nil, false
 		}
@@ -189,6 +211,9 @@ func resolveFile(name, mainDir, home string) (string, []byte, error) {
 	if filepath.IsAbs(name) {
 		if p, b, ok := try(name); ok {
 			return p, b, nil
+		}
+		if tooLarge != nil {
+			return "", nil, tooLarge
 		}
 		return "", nil, fmt.Errorf("file not found")
 	}
@@ -203,6 +228,9 @@ func resolveFile(name, mainDir, home string) (string, []byte, error) {
 	for _, d := range dirs {
 		if p, b, ok := try(filepath.Join(d, name)); ok {
 			return p, b, nil
+		}
+		if tooLarge != nil {
+			return "", nil, tooLarge
 		}
 	}
 	if configfiles.Has(name) {
@@ -226,5 +254,9 @@ func (c *Config) LoadData() (*dist.DataFile, error) {
 		}
 		return dist.ParseDataFile(bytes.NewReader(b), c.DataFile)
 	}
-	return dist.LoadDataFile(c.DataFile)
+	b, err := bounded.ReadFile(c.DataFile, bounded.Data)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read distribution file: %w", err)
+	}
+	return dist.ParseDataFile(bytes.NewReader(b), c.DataFile)
 }

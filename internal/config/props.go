@@ -107,6 +107,9 @@ type parsed struct {
 // and escapes (\t \n \r \f \uXXXX, and \ before any other character). It
 // never panics; malformed \u escapes are errors naming the line.
 func parseProperties(text, file string) ([]parsed, error) {
+	if err := checkText(text, file); err != nil {
+		return nil, err
+	}
 	if !utf8.ValidString(text) {
 		// Java reads ISO-8859-1; map bytes one to one so nothing is lost.
 		b := []byte(text)
@@ -144,6 +147,20 @@ func parseProperties(text, file string) ([]parsed, error) {
 		out = append(out, parsed{key: k, value: strings.TrimSpace(v), line: start})
 	}
 	return out, nil
+}
+
+// checkText refuses binary data: a control byte other than tab, line
+// feed, carriage return and form feed cannot be in a .properties file, and
+// echoing one into a terminal would send it escape sequences.
+func checkText(text, file string) error {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || c == 0x7f {
+			line := 1 + strings.Count(text[:i], "\n")
+			return fmt.Errorf("%s:%d: byte 0x%02x: this is binary data, not a .properties text file", file, line, c)
+		}
+	}
+	return nil
 }
 
 func endsWithContinuation(s string) bool {

@@ -127,6 +127,7 @@ func TestEmpiricalQuantile(t *testing.T) {
 	}
 }
 
+// Reliability(input): empty or garbled Distribution.dat | the file, line and problem
 func TestParseDataFileErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"", "no sections"},

@@ -11,6 +11,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/linkbench/linkbench/internal/sysmon"
 )
@@ -58,6 +59,9 @@ type Totals struct {
 	// store's finishing work after it (index builds, statistics, flushes).
 	InsertSec float64 `json:"insert_sec,omitempty"`
 	FinishSec float64 `json:"finish_sec,omitempty"`
+	// TimedOut counts the requests abandoned because the store did not
+	// answer (op_timeout, or the phase's end): they are errors too.
+	TimedOut int64 `json:"timed_out,omitempty"`
 }
 
 // Results is the machine-readable record of one phase.
@@ -167,38 +171,12 @@ func CurrentEnvironment() Environment {
 	return e
 }
 
-// Redact hides the value of any key that holds a secret.
-func Redact(key, value string) string {
-	k := strings.ToLower(key)
-	if value != "" && (strings.Contains(k, "password") || strings.Contains(k, "secret")) {
-		return "******"
-	}
-	if k == "url" {
-		return RedactURL(value)
-	}
-	return value
-}
+// Redact hides the value of any key that holds a secret (see package
+// secret, which owns the rules).
+func Redact(key, value string) string { return secret.Redact(key, value) }
 
-// RedactURL hides the password of a URL or DSN (scheme://user:pass@host
-// or user:pass@tcp(host)).
-func RedactURL(u string) string {
-	at := strings.LastIndex(u, "@")
-	if at < 0 {
-		return u
-	}
-	head := u[:at]
-	start := strings.Index(head, "://")
-	if start >= 0 {
-		start += 3
-	} else {
-		start = 0
-	}
-	colon := strings.Index(head[start:], ":")
-	if colon < 0 {
-		return u
-	}
-	return head[:start+colon+1] + "******" + u[at:]
-}
+// RedactURL hides the password of a URL or DSN.
+func RedactURL(u string) string { return secret.Text(u) }
 
 // WriteBundle writes the results into a new directory under parent named
 // <timestamp>-<phase>: summary.json, report.html, histograms.hlog (the

@@ -78,3 +78,7 @@ func DatabaseName(p Props, def string) string {
 	}
 	return def
 }
+
+// URLHint ends the message of a url that does not parse: the usual cause
+// is a password with a reserved character in it.
+const URLHint = "percent-encode the characters @ : / ? # % of the user name and password (@ as %40, / as %2F)"

@@ -45,6 +45,11 @@ type Driver struct {
 	Keys []KeyDoc
 	// Open connects to the store.
 	Open func(ctx context.Context, opts Options) (Store, error)
+	// FilesPerWorker is how many file descriptors the store may hold per
+	// unit of Options.Concurrency (sockets of its pools, or database
+	// files per connection); the runner checks the total against the
+	// process's limit before any work. 0 means none.
+	FilesPerWorker int
 	// Embedded is set for a store that lives in the driver's process and
 	// keeps its files under the config key data_dir (no server).
 	Embedded bool

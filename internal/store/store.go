@@ -197,6 +197,21 @@ type Description struct {
 	Settings map[string]string `json:"settings,omitempty"`
 }
 
+// Addresser names where a store's data lives (host:port of a server, a
+// file), for messages about a server that does not answer. It must not
+// talk to the server.
+type Addresser interface {
+	Addr() string
+}
+
+// AddrOf is the store's address, or "" when it has none.
+func AddrOf(st Store) string {
+	if a, ok := st.(Addresser); ok {
+		return a.Addr()
+	}
+	return ""
+}
+
 // BatchHinter is a BulkLoader whose fastest path wants larger batches than
 // the reference's default bulk_insert_count (1024 rows), such as COPY. The
 // load phase uses the hint unless the user set bulk_insert_count.

@@ -8,6 +8,7 @@ import (
 	"github.com/linkbench/linkbench/internal/config"
 )
 
+// Reliability(load): `run`, `sweep` or `check` on a store with no graph (`linkbench init` then `run`), on a half-loaded graph (interrupted load, a `--shard` process not finished), or `run`/`sweep` with graph parameters (startid1, maxid1, link_type_count, randomid2max, load_random_seed, nlinks_func, data file) that differ from the loaded graph's (SQLite, Pebble, PostgreSQL, MariaDB, FerretDB) | refused before any request: one line naming what was found and the command that fixes it (`linkbench load`, `load --resume`, `load --truncate`, `-l -r` for the memory store), a line per difference when there are several, exit 1. Parameters the user did not set are taken from the graph (and logged). `--ignore-graph` goes ahead with a warning, recorded as `graph_check` in summary.json
 func TestCheckGraph(t *testing.T) {
 	// The preset values (maxid1 3001, seed 42) are not the user's: a graph
 	// loaded with others is adopted. The -D values are the user's.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,10 @@ type LoadPhase struct {
 	// OnProgress, when set, is called about once a second, during the
 	// store's finishing work too.
 	OnProgress func(LoadProgress)
+	// OnPrepare, when set, is called about once a second while the load
+	// counts the links it will write (a pass over every id1, long for
+	// large graphs) with the ids counted and the ids in all.
+	OnPrepare func(done, total int64)
 	// OnCollector, when set, receives the phase's statistics collector
 	// before the loaders start (for live exporters).
 	OnCollector func(*stats.Collector)
@@ -131,16 +136,24 @@ func (p *LoadPhase) mark(ctx context.Context, unit, state string) error {
 	if p.Journal == nil || (state == JournalStarted && p.Resume[unit] == JournalStarted) {
 		return nil
 	}
-	_, err := p.Retry.Do(ctx, func() error {
-		return p.Journal.UpdateMeta(ctx, map[string]string{p.JournalPrefix + unit: state}, "")
-	})
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return context.Cause(ctx)
-		}
-		return fmt.Errorf("record load progress: %w", err)
+	octx := ctx
+	if t := p.Config.OpTimeout; t > 0 {
+		var cancel context.CancelFunc
+		octx, cancel = context.WithTimeoutCause(ctx, t, ErrOpTimeout)
+		defer cancel()
 	}
-	return nil
+	_, err := p.Retry.Do(octx, func() error {
+		return p.Journal.UpdateMeta(octx, map[string]string{p.JournalPrefix + unit: state}, "")
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.Is(context.Cause(octx), ErrOpTimeout):
+		err = fmt.Errorf("no answer from the store within op_timeout = %s", p.Config.OpTimeout)
+	}
+	return fmt.Errorf("record load progress: %w", err)
 }
 
 // task is one unit of loader work: a chunk of id1s (all their counts and
@@ -159,14 +172,22 @@ type loadCounters struct {
 }
 
 // Run loads the graph. On error or cancellation it stops all loaders and
-// returns the first error.
+// returns the first error, with the result of what was written when any
+// loader had started.
 func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 	cfg := p.Config
 	shards := max(p.Shards, 1)
+	// Counted before any row is written; both passes stop at ctx's end.
+	linksTotal, nodesTotal, err := p.expected(ctx, shards)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	stages := &stageLog{start: start, on: p.OnStage}
 	info := store.LoadInfo{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1, Stage: stages.begin}
-	info.Nodes, info.Links, info.Counts = p.graphRows()
+	if info.Nodes, info.Links, info.Counts, err = p.graphRows(ctx); err != nil {
+		return nil, err
+	}
 	if err := p.Store.BeginLoad(ctx, info); err != nil {
 		return nil, fmt.Errorf("begin load: %w", err)
 	}
@@ -178,11 +199,6 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 	p.batch = max(cfg.BulkInsertCount, 1)
 	if h, ok := p.Store.(store.BatchHinter); ok && !userSetBatch(cfg) {
 		p.batch = max(p.batch, h.BulkBatchRows())
-	}
-	linksTotal := p.expectedLinks(shards)
-	nodesTotal := int64(0)
-	if cfg.GenerateNodes {
-		nodesTotal = p.expectedNodes(shards)
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -248,8 +264,14 @@ loop:
 			progress(now, false)
 		}
 	}
+	// A load that stops early still reports what it wrote.
+	partial := func() *LoadResult {
+		c.Tick(time.Now())
+		return &LoadResult{Nodes: cnt.nodes.Load(), ExpectedNodes: nodesTotal, Links: cnt.links.Load(), Counts: cnt.counts.Load(),
+			Elapsed: time.Since(start), Stages: stages.list(), Summary: c.Summary(), Collector: c}
+	}
 	if err := context.Cause(ctx); err != nil {
-		return nil, err
+		return partial(), err
 	}
 	insertEnd := start
 	for _, e := range linksEnd {
@@ -275,7 +297,7 @@ finish:
 		}
 	}
 	if endErr != nil {
-		return nil, fmt.Errorf("end load: %w", endErr)
+		return partial(), fmt.Errorf("end load: %w", endErr)
 	}
 	end := time.Now()
 	res := &LoadResult{
@@ -296,67 +318,142 @@ func maxTime(a, b time.Time) time.Time {
 
 // graphRows counts the nodes, links and counts of the whole graph (every
 // shard, resumed units included): the rows the store's finishing steps
-// work on.
-func (p *LoadPhase) graphRows() (nodes, links, counts int64) {
+// work on. Above exactCountIDs ids the links are estimated (allLinks).
+func (p *LoadPhase) graphRows(ctx context.Context) (nodes, links, counts int64, err error) {
 	cfg := p.Config
 	ids := cfg.MaxID1 - cfg.StartID1
 	types := int64(cfg.LinkTypeCount)
-	for id1 := cfg.StartID1; id1 < cfg.MaxID1; id1++ {
-		links += p.Graph.LinksPerType(id1) * types
+	if links, err = p.allLinks(ctx); err != nil {
+		return 0, 0, 0, err
 	}
 	if cfg.GenerateNodes {
 		nodes = ids
 	}
-	return nodes, links, ids * types
+	return nodes, links, ids * types, nil
+}
+
+// allLinks is the number of links of the whole graph: exact up to
+// exactCountIDs ids (a pass over every id1, about 30 ns each), estimated
+// from 2^20 evenly spaced ids above (within 1%). It stops when ctx ends.
+func (p *LoadPhase) allLinks(ctx context.Context) (int64, error) {
+	cfg := p.Config
+	ids := cfg.MaxID1 - cfg.StartID1
+	types := int64(cfg.LinkTypeCount)
+	var links int64
+	if ids <= exactCountIDs {
+		for id1 := cfg.StartID1; id1 < cfg.MaxID1; id1++ {
+			if id1%(1<<16) == 0 && ctx.Err() != nil {
+				return 0, context.Cause(ctx)
+			}
+			links += p.Graph.LinksPerType(id1) * types
+		}
+		return links, nil
+	}
+	const samples = 1 << 20
+	stride := float64(ids) / samples
+	var sum float64
+	for i := range int64(samples) {
+		if i%(1<<16) == 0 && ctx.Err() != nil {
+			return 0, context.Cause(ctx)
+		}
+		sum += float64(p.Graph.LinksPerType(cfg.StartID1 + int64(float64(i)*stride)))
+	}
+	return int64(sum * stride * float64(types)), nil
 }
 
 // mine reports whether work item seq belongs to this shard.
 func (p *LoadPhase) mine(seq int64, shards int) bool { return seq%int64(shards) == int64(p.Shard) }
 
-// expectedLinks sums the degrees of this shard's part of the graph.
-func (p *LoadPhase) expectedLinks(shards int) int64 {
-	var total, seq int64
+// expected sums the links and nodes of this shard's part of the graph
+// that are still to load, for the progress display: a pass over every
+// id1 (about 30 ns each), so it stops when ctx ends and reports its own
+// progress through OnPrepare.
+func (p *LoadPhase) expected(ctx context.Context, shards int) (links, nodes int64, err error) {
+	var seq int64
 	types := int64(p.Config.LinkTypeCount)
-	p.walk(shards, func(lo, hi int64, chunkMine bool) {
+	ids := p.Config.MaxID1 - p.Config.StartID1
+	if ids > exactCountIDs {
+		return p.estimated(ctx, shards)
+	}
+	nextReport := time.Now().Add(time.Second)
+	err = p.walk(ctx, shards, func(lo, hi int64, chunkMine bool) {
+		if chunkMine && p.Config.GenerateNodes && !p.done(nodeUnit(lo)) {
+			nodes += hi - lo
+		}
 		chunkTodo := chunkMine && !p.done(chunkUnit(lo))
 		for id1 := lo; id1 < hi; id1++ {
 			per := p.Graph.LinksPerType(id1)
-			if per > pieceLinks {
+			switch {
+			case per > pieceLinks && shards == 1 && p.Resume == nil:
+				links += per * types // every piece is this process's
+			case per > pieceLinks:
 				for typ := range int(types) {
 					for from := int64(0); from < per; from += pieceLinks {
 						if p.mine(seq, shards) && !p.done(pieceUnit(id1, typ, from)) {
-							total += min(pieceLinks, per-from)
+							links += min(pieceLinks, per-from)
 						}
 						seq++
 					}
 				}
-			} else if chunkTodo {
-				total += per * types
+			case chunkTodo:
+				links += per * types
 			}
 		}
-	})
-	return total
-}
-
-func (p *LoadPhase) expectedNodes(shards int) int64 {
-	var total int64
-	p.walk(shards, func(lo, hi int64, chunkMine bool) {
-		if chunkMine && !p.done(nodeUnit(lo)) {
-			total += hi - lo
+		if p.OnPrepare != nil && time.Now().After(nextReport) {
+			p.OnPrepare(hi-p.Config.StartID1, ids)
+			nextReport = time.Now().Add(time.Second)
 		}
 	})
-	return total
+	return links, nodes, err
 }
 
-// walk calls fn for every chunk of id1s with whether it belongs to this shard.
-func (p *LoadPhase) walk(shards int, fn func(lo, hi int64, mine bool)) {
+// exactCountIDs is the largest graph whose links are counted exactly
+// before a load (about 2 s); larger ones are estimated from a sample.
+const exactCountIDs = 1 << 24
+
+// estimated estimates what expected counts, for graphs too large to walk:
+// the graph's estimated links scaled to this process's share of the units
+// still to load. It is what the progress
+// display divides by; the results report the rows actually written.
+func (p *LoadPhase) estimated(ctx context.Context, shards int) (links, nodes int64, err error) {
+	cfg := p.Config
+	ids := cfg.MaxID1 - cfg.StartID1
+	all, err := p.allLinks(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	size := max(cfg.LoaderChunkSize, 1)
+	chunks := (ids + size - 1) / size
+	var doneChunks int64
+	for u, v := range p.Resume {
+		if v == JournalDone && strings.HasPrefix(u, "c") {
+			doneChunks++
+		}
+	}
+	links = int64(float64(all) / float64(max(shards, 1)) * float64(chunks-doneChunks) / float64(chunks))
+	// Nodes are counted exactly: one step per chunk.
+	err = p.walk(ctx, shards, func(lo, hi int64, mine bool) {
+		if mine && cfg.GenerateNodes && !p.done(nodeUnit(lo)) {
+			nodes += hi - lo
+		}
+	})
+	return links, nodes, err
+}
+
+// walk calls fn for every chunk of id1s with whether it belongs to this
+// shard, until ctx ends (then it returns the context's error).
+func (p *LoadPhase) walk(ctx context.Context, shards int, fn func(lo, hi int64, mine bool)) error {
 	cfg := p.Config
 	size := max(cfg.LoaderChunkSize, 1)
 	var seq int64
 	for lo := cfg.StartID1; lo < cfg.MaxID1; lo += size {
+		if seq%64 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		fn(lo, min(lo+size, cfg.MaxID1), p.mine(seq, shards))
 		seq++
 	}
+	return nil
 }
 
 // produce sends this shard's tasks: chunk tasks, and piece tasks for every
@@ -438,7 +535,7 @@ func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-cha
 		}
 		n := int64(len(batch.links))
 		ctx := wctx
-		if err := p.timed(ctx, h, graph.LoadLinksBulk, func() error { return p.Store.LoadLinks(ctx, batch.links) }); err != nil {
+		if err := p.timed(ctx, h, graph.LoadLinksBulk, func(ctx context.Context) error { return p.Store.LoadLinks(ctx, batch.links) }); err != nil {
 			return fmt.Errorf("load links of id1 %d..%d: %w", batch.links[0].ID1, batch.links[n-1].ID1, err)
 		}
 		cnt.links.Add(n)
@@ -450,7 +547,7 @@ func (p *LoadPhase) linkLoader(ctx context.Context, h *stats.Handle, tasks <-cha
 			return nil
 		}
 		ctx := wctx
-		if err := p.timed(ctx, h, graph.LoadCountsBulk, func() error { return p.Store.LoadCounts(ctx, counts) }); err != nil {
+		if err := p.timed(ctx, h, graph.LoadCountsBulk, func(ctx context.Context) error { return p.Store.LoadCounts(ctx, counts) }); err != nil {
 			return fmt.Errorf("load counts of id1 %d..%d: %w", counts[0].ID1, counts[len(counts)-1].ID1, err)
 		}
 		cnt.counts.Add(int64(len(counts)))
@@ -562,7 +659,7 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 			return nil
 		}
 		ctx := wctx
-		if err := p.timed(ctx, h, graph.LoadNodesBulk, func() error { return p.Store.LoadNodes(ctx, nodes) }); err != nil {
+		if err := p.timed(ctx, h, graph.LoadNodesBulk, func(ctx context.Context) error { return p.Store.LoadNodes(ctx, nodes) }); err != nil {
 			return fmt.Errorf("load nodes %d..%d: %w", nodes[0].ID, nodes[len(nodes)-1].ID, err)
 		}
 		cnt.nodes.Add(int64(len(nodes)))
@@ -570,7 +667,7 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 		return nil
 	}
 	var err error
-	p.walk(shards, func(lo, hi int64, mine bool) {
+	werr := p.walk(ctx, shards, func(lo, hi int64, mine bool) {
 		unit := nodeUnit(lo)
 		if !mine || err != nil || p.done(unit) {
 			return
@@ -614,20 +711,38 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 			}
 		}
 	})
+	if err == nil {
+		err = werr
+	}
 	if err != nil {
 		return err
 	}
 	return flush()
 }
 
-// timed runs one bulk call with retries and records its latency.
-func (p *LoadPhase) timed(ctx context.Context, h *stats.Handle, op graph.Op, fn func() error) error {
+// timed runs one bulk call with retries and records its latency. The
+// call gets op_timeout, retries included: a bulk call takes milliseconds,
+// so a timer per call costs nothing, and a server that stops answering
+// fails the load (to be resumed) instead of hanging it.
+func (p *LoadPhase) timed(ctx context.Context, h *stats.Handle, op graph.Op, fn func(ctx context.Context) error) error {
 	start := time.Now()
-	retries, err := p.Retry.Do(ctx, fn)
-	d := int64(time.Since(start))
-	h.Record(op, d, d, err != nil, retries)
-	if err != nil && errors.Is(err, context.Canceled) {
+	octx := ctx
+	if t := p.Config.OpTimeout; t > 0 {
+		var cancel context.CancelFunc
+		octx, cancel = context.WithTimeoutCause(ctx, t, ErrOpTimeout)
+		defer cancel()
+	}
+	retries, err := p.Retry.Do(octx, func() error { return fn(octx) })
+	d := time.Since(start)
+	if err == nil || ctx.Err() == nil { // a call stopped by the end of the load is not the store's failure
+		h.Record(op, int64(d), int64(d), err != nil, retries)
+	}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
 		return context.Cause(ctx)
+	case errors.Is(context.Cause(octx), ErrOpTimeout):
+		return &TimeoutError{Op: op, After: d, Cause: ErrOpTimeout}
 	}
 	return err
 }

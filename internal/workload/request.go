@@ -93,6 +93,7 @@ type RequestPhase struct {
 	// SeedOffset separates the random streams of driver processes that
 	// share a request_random_seed (the shard index of --shard).
 	SeedOffset uint64
+	counts     *phaseCounts
 }
 
 // ThreadResult is one requester's totals. Found, NotFound and
@@ -112,6 +113,9 @@ type ThreadResult struct {
 	ListRequests   int64   `json:"get_links_list_requests"`
 	OpsPerSec      float64 `json:"ops_per_sec"`
 	StoppedOnFails bool    `json:"stopped_on_failures"`
+	// Abandoned is set when the requester was still waiting for the store
+	// at maxtime + maxtime_grace; its counts are then only in the totals.
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 // RequestResult is what the request phase measured.
@@ -137,6 +141,18 @@ type RequestResult struct {
 	MaxBacklog float64
 	// Reconnects are the requests that failed on a lost connection.
 	Reconnects int64
+	// TimedOut counts the operations abandoned after op_timeout or at the
+	// hard end (they are counted as errors too).
+	TimedOut int64
+	// HardEnd lists the operations still waiting for the store at maxtime
+	// + maxtime_grace, when the phase stopped waiting: non-empty means the
+	// store hung. Abandoned is how many requesters had not even returned
+	// a few seconds later (their goroutines are left behind).
+	HardEnd   []graph.Op
+	Abandoned int
+	// Lost, when set, says that the store stopped answering and never came
+	// back before the end of the phase.
+	Lost *LostServer
 }
 
 // Running is the number of requesters running now (for live metrics).
@@ -282,27 +298,33 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 		reqs[i] = q
 	}
 
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	p.counts = &phaseCounts{}
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	wd := newWatchdog(cfg.OpTimeout)
+	defer wd.close()
 	var failedLimit atomic.Bool
-	var done atomic.Int64
 	var wg sync.WaitGroup
 	for _, q := range reqs {
+		q.watch = wd.add(runCtx)
 		wg.Add(1)
 		p.running.Add(1)
 		go func() {
 			defer wg.Done()
 			defer p.running.Add(-1)
-			if q.run(runCtx, measureFrom, deadline, &done) {
+			if q.run(runCtx, measureFrom, deadline) {
 				failedLimit.Store(true)
-				stop()
+				stop(nil)
 			}
+			q.returned.Store(true)
 		}()
 	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
+	hard := p.hardEnd(deadline, stop, reqs, finished)
+	defer hard.stop()
 
-	p.tickLoop(c, start, measureFrom, &done, finished)
+	p.tickLoop(c, start, measureFrom, &p.counts.done, hard.ended)
 
 	res := &RequestResult{Collector: c, FailedLimit: failedLimit.Load(), Interrupted: ctx.Err() != nil}
 	res.Elapsed = c.Elapsed()
@@ -312,20 +334,26 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 	res.MaxBacklog = p.backlog
 	res.Reconnects = c.Reconnects()
 	for _, q := range reqs {
+		if !q.returned.Load() {
+			res.Threads = append(res.Threads, ThreadResult{ID: q.id, Abandoned: true})
+			continue
+		}
 		t := ThreadResult{ID: q.id, Requests: q.done, Failed: q.failed, Found: q.found,
 			NotFound: q.notFound, HistoryQueries: q.historyQueries, ListRequests: q.listRequests, StoppedOnFails: q.stoppedOnFails}
 		if s := res.Elapsed.Seconds(); s > 0 {
 			t.OpsPerSec = float64(q.done) / s
 		}
 		res.Threads = append(res.Threads, t)
-		res.Requests += q.done
-		res.Errors += q.failed
 		if res.LastError == nil || q.stoppedOnFails {
 			if q.lastErr != nil {
 				res.LastError = q.lastErr
 			}
 		}
 	}
+	// The totals count the abandoned requesters' work too.
+	res.Requests, res.Errors, res.TimedOut = p.counts.done.Load(), p.counts.failed.Load(), p.counts.timedOut.Load()
+	res.HardEnd, res.Abandoned = hard.result()
+	res.Lost = lostServer(reqs, p.Config)
 	if res.FailedLimit {
 		return res, ErrTooManyFailures
 	}
@@ -407,8 +435,11 @@ func (p *RequestPhase) emit(iv stats.Interval) {
 }
 
 // run is the requester loop. It returns true when the requester stopped
-// because it reached max_failed_requests.
-func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time, done *atomic.Int64) bool {
+// because it reached max_failed_requests. Its operations run under
+// q.watch's context, which the watchdog cancels after op_timeout and the
+// phase at maxtime + maxtime_grace; ctx ends the loop.
+func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bool {
+	counts := q.p.counts
 	cfg := q.p.Config
 	limit := cfg.Requests
 	var next time.Time // intended start of the next op when throttled
@@ -451,10 +482,26 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time, do
 			intended = next
 		}
 		op := q.nextOp()
-		err := q.do(ctx, op)
+		q.watch.begin(op, sent)
+		err := q.do(q.watch.ctx, op)
+		q.watch.end()
 		end := time.Now()
-		if err != nil && ctx.Err() != nil {
-			return false // interrupted mid-op: not a failure of the store
+		if q.watch.stopped() {
+			_, cause := q.watch.expired()
+			switch {
+			case errors.Is(cause, ErrOpTimeout):
+				q.watch.renew()
+			case errors.Is(cause, ErrHardEnd):
+				if err != nil && !q.watch.claim.CompareAndSwap(false, true) {
+					return false // the phase counted it when it stopped waiting
+				}
+			case err != nil:
+				return false // interrupted mid-op: not a failure of the store
+			}
+			if err != nil {
+				err = &TimeoutError{Op: op, After: end.Sub(sent), Cause: cause}
+				counts.timedOut.Add(1)
+			}
 		}
 		if !intended.Before(measureFrom) {
 			q.handle.Record(op, int64(end.Sub(intended)), int64(end.Sub(sent)), err != nil, q.lastRetries)
@@ -462,12 +509,24 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time, do
 			if op == graph.GetLinksList {
 				q.listRequests++
 			}
-			done.Add(1)
+			counts.done.Add(1)
+		}
+		if err == nil {
+			q.lastOK, q.failStreak = end, 0
 		}
 		if err != nil {
+			if _, named := err.(*TimeoutError); !named {
+				err = &OpError{Op: op, Err: err}
+			}
 			q.failed++
+			counts.failed.Add(1)
+			q.lastFail, q.lastFailErr = end, err
+			q.failStreak++
 			if q.lastErr == nil {
 				q.lastErr = err
+			}
+			if errors.Is(err, ErrHardEnd) {
+				return false
 			}
 			if cfg.MaxFailedRequests >= 0 && q.failed > cfg.MaxFailedRequests {
 				q.stoppedOnFails = true

@@ -144,6 +144,7 @@ type failure struct{}
 
 func (*failure) Error() string { return "boom" }
 
+// Reliability(server): more failures than `max_failed_requests` | the requester stops, results are printed and written, exit 1 naming the last error
 func TestMaxFailedRequests(t *testing.T) {
 	st := openMemory(t)
 	p := loadMemory(t, st, "requesters=1", "requests=0", "maxtime=30", "warmup_time=0", "max_failed_requests=5",
@@ -169,6 +170,7 @@ func (o outageStore) GetNode(ctx context.Context, t int32, id int64) (graph.Node
 	return o.Store.GetNode(ctx, t, id)
 }
 
+// Reliability(server): connection errors for 0.5 s | a handful of counted failures, the run continues
 func TestOutageBacksOffAndContinues(t *testing.T) {
 	st := openMemory(t)
 	p := loadMemory(t, st, "requesters=2", "requests=0", "maxtime=1.5", "warmup_time=0", "max_failed_requests=40",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/dist"
@@ -76,6 +77,16 @@ type requester struct {
 	lastRetries                                   int
 	lastErr                                       error
 	stoppedOnFails                                bool
+
+	// watch is the requester's operation deadline (see watchdog); lastOK
+	// and lastFail are the ends of its last success and failure, for the
+	// end-of-phase verdict on the server; returned is set when its loop
+	// has ended (its fields may then be read).
+	watch            *watch
+	lastOK, lastFail time.Time
+	lastFailErr      error
+	failStreak       int64 // failures since the last success
+	returned         atomic.Bool
 }
 
 // nextOp draws an operation from the cumulative mix.

@@ -19,6 +19,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 )
 
@@ -40,6 +41,8 @@ func init() {
 			{Name: "tls_ca_file", Doc: "CA certificate file (PEM) to verify the server with; implies tls"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		// One connection per worker.
+		FilesPerWorker: 1,
 	})
 }
 
@@ -85,7 +88,7 @@ func readSettings(p store.Props) (settings, error) {
 		}
 		pu, err := url.Parse(u)
 		if err != nil {
-			return st, fmt.Errorf("url (%s): %v", p.Where("url"), redact(err.Error()))
+			return st, fmt.Errorf("url (%s): not a valid mongodb:// URL; %s", p.Where("url"), store.URLHint)
 		}
 		st.uri, st.addr = u, pu.Host
 		if pu.User != nil {
@@ -156,6 +159,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		return nil, fmt.Errorf("MongoDB connection settings: %s", redact(err.Error()))
 	}
 	s := &Store{client: client, addr: st.addr, dbName: st.dbName, names: store.TableNames(p), logf: o.Logf}
+	if err := validNames(p, st.dbName, s.names); err != nil {
+		client.Disconnect(context.Background())
+		return nil, err
+	}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -187,6 +194,21 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		return fail(err)
 	}
 	return s, nil
+}
+
+// validNames checks the database and collection names against MongoDB's
+// rules, so that a name is refused with its key instead of failing (or
+// naming another namespace) at the server.
+func validNames(p store.Props, db string, t store.Tables) error {
+	if db == "" || len(db) > 63 || strings.ContainsAny(db, "/\\. \"$*<>:|?\x00") {
+		return fmt.Errorf("database name %q (dbid/dbprefix, or the url's path): not a valid MongoDB database name (at most 63 characters, none of /\\. \"$*<>:|?)", db)
+	}
+	for key, name := range map[string]string{"linktable": t.Link, "counttable": t.Count, "nodetable": t.Node} {
+		if name == "" || strings.ContainsAny(name, "$\x00") || strings.HasPrefix(name, "system.") {
+			return fmt.Errorf("%s = %q (%s): not a valid MongoDB collection name (no '$', not system.*)", key, name, p.Where(key))
+		}
+	}
+	return nil
 }
 
 func intKey(p store.Props, key string, def int64) (int, error) {
@@ -320,24 +342,8 @@ func (st *stripes) lock(id1, lt int64) *sync.Mutex {
 	return m
 }
 
-// redact hides the password of a mongodb:// url inside a message.
-func redact(msg string) string {
-	for _, scheme := range []string{"mongodb://", "mongodb+srv://"} {
-		i := strings.Index(msg, scheme)
-		if i < 0 {
-			continue
-		}
-		rest := msg[i+len(scheme):]
-		at := strings.Index(rest, "@")
-		if at < 0 {
-			continue
-		}
-		if c := strings.Index(rest[:at], ":"); c >= 0 {
-			msg = msg[:i+len(scheme)+c+1] + "******" + rest[at:]
-		}
-	}
-	return msg
-}
+// redact hides the passwords of a message.
+func redact(msg string) string { return secret.Text(msg) }
 
 // connectError turns a failed first contact into one line naming the
 // server and the fix.
@@ -384,6 +390,12 @@ func classify(err error) error {
 	}
 	return err
 }
+
+// Ping implements store.Pinger.
+func (s *Store) Ping(ctx context.Context) error { return classify(s.client.Ping(ctx, nil)) }
+
+// Addr implements store.Addresser.
+func (s *Store) Addr() string { return s.addr }
 
 // Close implements store.Store.
 func (s *Store) Close() error {

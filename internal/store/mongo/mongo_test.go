@@ -3,8 +3,11 @@ package mongo
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -167,4 +170,88 @@ func TestCountDocumentsMayDipBelowZero(t *testing.T) {
 	if d["count"] != int64(0) || d["version"] != int64(2) {
 		t.Fatalf("count document %v", d)
 	}
+}
+
+// TestLockRules: lock documents keep a load from running beside a run on
+// one database, and name the holder.
+func TestLockRules(t *testing.T) {
+	db := fresh(t, nil).dbName
+	storetest.LockRules(t, func(t *testing.T) store.Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "dbid": db}, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestNamesAreValidated: collection and database names MongoDB would
+// refuse (or read as another namespace) are refused by key before any
+// command reaches the server.
+// Reliability(store): a collection or database name MongoDB would refuse | refused by key before any command reaches the server
+func TestNamesAreValidated(t *testing.T) {
+	for _, c := range []struct {
+		props store.MapProps
+		want  string
+	}{
+		{store.MapProps{"linktable": "links$x"}, "linktable = \"links$x\""},
+		{store.MapProps{"nodetable": "system.nodes"}, "nodetable = \"system.nodes\""},
+		{store.MapProps{"dbid": "a/b"}, "database name \"a/b\""},
+	} {
+		c.props["url"] = "mongodb://127.0.0.1:1/"
+		_, err := Open(context.Background(), store.Options{Props: c.props})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v", c.props, err)
+		}
+	}
+}
+
+// TestFerretScriptRestartsOnOldData: scripts/ferretdb.sh start on the data
+// of a server that was killed, whose setup database is no longer listed
+// (its empty SQLite file gone, or the database dropped), starts and
+// authenticates instead of failing on the user FerretDB tried to set up
+// again (ErrorCodeInsertDuplicateID on system.users).
+// Reliability(store): `scripts/ferretdb.sh start` on the data of a killed server | it starts and authenticates (the user is set up only on new data)
+func TestFerretScriptRestartsOnOldData(t *testing.T) {
+	cache, _ := os.UserCacheDir()
+	if _, err := os.Stat(filepath.Join(cache, "linkbench", "ferretdb-v1.24.0")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("FerretDB is not built; run scripts/ferretdb.sh build")
+		}
+		t.Skip("FerretDB is not built (scripts/ferretdb.sh build)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	dir := filepath.Join(t.TempDir(), "ferret")
+	script, _ := filepath.Abs(filepath.Join("..", "..", "..", "scripts", "ferretdb.sh"))
+	sh := func(cmd string) (string, error) {
+		c := exec.Command("bash", script, cmd)
+		c.Env = append(os.Environ(), "LINKBENCH_FERRETDB_PORT="+port, "LINKBENCH_FERRETDB_DIR="+dir)
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	t.Cleanup(func() { sh("stop") })
+	for _, step := range []string{"start", "kill"} {
+		if out, err := sh(step); err != nil {
+			t.Fatalf("%s: %v\n%s", step, err, out)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "data", "linkbench.sqlite*"))
+	for _, f := range files {
+		os.Remove(f)
+	}
+	if out, err := sh("start"); err != nil {
+		t.Fatalf("start after an unclean exit: %v\n%s", err, out)
+	}
+	u, _ := sh("url")
+	s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": strings.TrimSpace(u), "dbid": "lbrestart"}})
+	if err != nil {
+		t.Fatalf("connect after the restart: %v", err)
+	}
+	s.Close()
 }

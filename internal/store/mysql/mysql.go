@@ -34,6 +34,8 @@ func init() {
 			{Name: "mysql_write_procedure", Default: "true", Doc: "link writes in one CALL of the stored procedure linkbench_write_<linktable> (made by init); false: six statements from the client, as the reference"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		// Three pools (reads, writes, loads) of one connection per worker.
+		FilesPerWorker: 3,
 	})
 }
 
@@ -53,6 +55,8 @@ type Store struct {
 	st         stmts
 	noInfile   atomic.Bool // the server refused LOAD DATA LOCAL INFILE
 	release    func()      // gives back the Ps reserved for blocking connections
+	cfg        *gomysql.Config
+	logf       func(string, ...any)
 }
 
 // isInfileRefused reports the errors of a server that does not allow
@@ -69,7 +73,7 @@ func dsnConfig(p store.Props) (*gomysql.Config, error) {
 		if strings.HasPrefix(u, "mysql://") {
 			pu, err := url.Parse(u)
 			if err != nil {
-				return nil, fmt.Errorf("url (%s): expected mysql://user:password@host:port/database", p.Where("url"))
+				return nil, fmt.Errorf("url (%s): expected mysql://user:password@host:port/database; %s", p.Where("url"), store.URLHint)
 			}
 			cfg = gomysql.NewConfig()
 			cfg.Net, cfg.Addr = "tcp", pu.Host
@@ -159,7 +163,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}}
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}, cfg: cfg, logf: o.Logf}
+	if s.logf == nil {
+		s.logf = func(string, ...any) {}
+	}
 	s.socks.dialer = netconn.Dialer{Mode: mode, Timeout: cfg.Timeout}
 	if mode == netconn.Blocking {
 		// Each user holds one connection of one pool at a time.
@@ -273,6 +280,8 @@ func classify(err error) error {
 			return graph.Schema(fmt.Errorf("%s; run `linkbench init` to create the schema", me.Message))
 		case 2006, 2013, 1927, 1053:
 			return graph.Connection(err)
+		case 1969, 3024:
+			return fmt.Errorf("%w (the server's max_statement_time / max_execution_time cancelled it)", err)
 		}
 		return err
 	}
@@ -282,6 +291,12 @@ func classify(err error) error {
 	}
 	return err
 }
+
+// Ping implements store.Pinger.
+func (s *Store) Ping(ctx context.Context) error { return classify(s.r.PingContext(ctx)) }
+
+// Addr implements store.Addresser.
+func (s *Store) Addr() string { return s.addr }
 
 // Close implements store.Store.
 func (s *Store) Close() error {

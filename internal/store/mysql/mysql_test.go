@@ -94,6 +94,7 @@ func TestEngineAndPartitions(t *testing.T) {
 	}
 }
 
+// Reliability(server): wrong password, server down, missing database, missing tables (real server) | one line naming host:port and the fix, exit 1, password never shown
 func TestConnectionErrors(t *testing.T) {
 	base, err := url.Parse(testURL(t))
 	if err != nil {
@@ -132,6 +133,7 @@ func TestConnectionErrors(t *testing.T) {
 
 // TestReconnectAfterRestart restarts the server under an open store: calls
 // that hit the restart fail as connection errors, later ones succeed.
+// Reliability(server): server restarted under an open store (real server) | calls during the restart fail as connection errors, later calls succeed on new connections
 func TestReconnectAfterRestart(t *testing.T) {
 	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
 		t.Skip("restarts the shared server: runs with the outage tests (LINKBENCH_OUTAGE_TESTS=1, make test-outage), not beside other packages' tests")
@@ -466,4 +468,11 @@ func TestCancelAbortsStatementInFlight(t *testing.T) {
 	if n, err := s.CountLinks(bg, 1, 1); err != nil || n != 2 {
 		t.Fatalf("count = %d, %v; want 2", n, err)
 	}
+}
+
+// TestLockRules: named locks (GET_LOCK slots) keep a load from running
+// beside a run on one database, and name the holder.
+func TestLockRules(t *testing.T) {
+	db := fresh(t, "innodb").db
+	storetest.LockRules(t, func(t *testing.T) store.Store { return openAs(t, db, nil) })
 }

@@ -87,34 +87,69 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
 	return s.CheckSchema(ctx)
 }
 
-// CheckSchema reports a missing table or column with the server and fix.
+// CheckSchema reports a missing table or column, and a column whose type
+// cannot hold its values (a table made beforehand with time int would
+// clamp every link time to 2147483647), with the server and the fix.
 func (s *Store) CheckSchema(ctx context.Context) error {
 	for _, tc := range []struct {
-		name string
-		cols []string
-	}{{s.t.Link, store.Columns.Link}, {s.t.Count, store.Columns.Count}, {s.t.Node, store.Columns.Node}, {store.MetaTable, store.Columns.Meta}} {
-		rows, err := s.r.QueryContext(ctx, "SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", tc.name)
+		logical, name string
+		cols          []string
+	}{{"link", s.t.Link, store.Columns.Link}, {"count", s.t.Count, store.Columns.Count}, {"node", s.t.Node, store.Columns.Node}, {"meta", store.MetaTable, store.Columns.Meta}} {
+		rows, err := s.r.QueryContext(ctx, "SELECT column_name, data_type, column_type, coalesce(character_maximum_length, 0) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", tc.name)
 		if err != nil {
 			return classify(err)
 		}
-		have := map[string]bool{}
+		type col struct {
+			typ, shown string
+			length     int64
+		}
+		have := map[string]col{}
 		for rows.Next() {
 			var c string
-			if err := rows.Scan(&c); err != nil {
+			var t col
+			if err := rows.Scan(&c, &t.typ, &t.shown, &t.length); err != nil {
 				rows.Close()
 				return err
 			}
-			have[strings.ToLower(c)] = true
+			have[strings.ToLower(c)] = t
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read the columns of %s: %w", tc.name, classify(err))
+		}
 		if len(have) == 0 {
 			return graph.Schema(fmt.Errorf("table %s.%s is missing at %s; run `linkbench init` (or `linkbench load`) to create the schema", s.db, tc.name, s.addr))
 		}
 		for _, c := range tc.cols {
-			if !have[c] {
+			t, ok := have[c]
+			if !ok {
 				return graph.Schema(fmt.Errorf("table %s.%s at %s has no column %s; run `linkbench init --drop` to recreate it (this deletes its data)", s.db, tc.name, s.addr, c))
+			}
+			if n := store.Needs[tc.logical][c]; !mysqlTypeHolds(strings.ToLower(t.typ), t.length, n) {
+				return store.TypeError(s.db+"."+tc.name, c, t.shown, n.Want(mysqlTypes), n, s.addr)
 			}
 		}
 	}
 	return nil
 }
+
+// mysqlTypeHolds reports whether a column of data type typ (and maximum
+// length, for strings) can hold the values n describes.
+func mysqlTypeHolds(typ string, length int64, n store.Need) bool {
+	switch {
+	case n.Bits > 0:
+		bits := map[string]int{"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "bigint": 64}[typ]
+		return bits >= n.Bits
+	case n.Bytes > 0:
+		switch typ {
+		case "varchar", "varbinary", "char", "binary", "tinytext", "tinyblob", "text", "blob", "mediumtext", "mediumblob", "longtext", "longblob":
+			return length >= int64(n.Bytes)
+		}
+		return false
+	}
+	return strings.Contains(typ, "char") || strings.Contains(typ, "text")
+}
+
+// mysqlTypes name the types that hold each need.
+var mysqlTypes = store.TypeNames{Int64: "bigint", Int32: "int or bigint", Small: "tinyint or a larger integer",
+	Payload: "varchar(255), varbinary(255) or a text or blob type", LargePayload: "mediumtext, mediumblob or larger", Text: "varchar or text"}

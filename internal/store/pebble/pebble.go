@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -85,6 +86,12 @@ func Open(_ context.Context, o store.Options) (*Store, error) {
 	defer cache.Unref()
 	db, err := pebble.Open(path, &pebble.Options{Cache: cache, MemTableSize: 64 << 20, Logger: quietLogger{o.Logf}})
 	if err != nil {
+		if errors.Is(err, syscall.EAGAIN) || strings.Contains(err.Error(), "lock") {
+			// Pebble lets one process open a database: its LOCK file is
+			// the one-writer rule of this store, for runs too.
+			return nil, &store.LockedError{Where: path, Holder: store.FileLockHolder(filepath.Join(path, "LOCK")),
+				Why: "Pebble lets one process open a database at a time"}
+		}
 		return nil, fmt.Errorf("open Pebble database %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, sync: pebble.Sync, seed: maphash.MakeSeed()}

@@ -1,8 +1,13 @@
 package pebble
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,6 +61,7 @@ func TestReopenKeepsDataAndIDs(t *testing.T) {
 	}
 }
 
+// Reliability(store): corrupt or foreign SQLite file, path under a regular file, foreign Pebble directory | one line naming the path and the fix
 func TestForeignDirectory(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
@@ -80,4 +86,40 @@ func BenchmarkBulkLoadLinks(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(links))/b.Elapsed().Seconds(), "links/s")
+}
+
+// TestSecondProcessIsRefused: Pebble lets one process open a database;
+// another process is refused with one line naming the holder's pid
+// instead of a raw lock error.
+// Reliability(writer): a second process on a Pebble database | one line naming the holder's pid (Pebble lets one process open a database)
+func TestSecondProcessIsRefused(t *testing.T) {
+	if path := os.Getenv("LB_PEBBLE_HOLD"); path != "" {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"pebble_path": path}})
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		defer s.Close()
+		fmt.Println("open")
+		io.Copy(io.Discard, os.Stdin) // until the parent closes it
+		return
+	}
+	path := filepath.Join(t.TempDir(), "db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSecondProcessIsRefused$")
+	cmd.Env = append(os.Environ(), "LB_PEBBLE_HOLD="+path)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if line != "open\n" {
+		t.Fatalf("the holder process said %q", line)
+	}
+	_, err := Open(context.Background(), store.Options{Props: store.MapProps{"pebble_path": path}})
+	var le *store.LockedError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", cmd.Process.Pid)) || !strings.Contains(err.Error(), "one process") {
+		t.Fatalf("second open: %v", err)
+	}
 }

@@ -125,7 +125,7 @@ func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	}
 	end := info.BeginStage("set node sequence", 0)
 	_, err := s.pool.Exec(ctx, "SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST($2::bigint, (SELECT COALESCE(max(id), 0) FROM "+s.t.Node+")), true)",
-		s.schema+"."+s.raw.Node, info.MaxID1-1)
+		s.t.Node, info.MaxID1-1) // quoted: pg_get_serial_sequence reads its argument as SQL
 	if err != nil {
 		return fmt.Errorf("set the node sequence: %w", classify(err))
 	}

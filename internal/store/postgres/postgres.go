@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/netconn"
 )
@@ -35,6 +37,8 @@ func init() {
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		// One connection per worker.
+		FilesPerWorker: 1,
 	})
 }
 
@@ -49,7 +53,8 @@ type Store struct {
 	deferIndex bool
 	droppedIdx bool
 	ioMode     netconn.Mode
-	release    func() // gives back the Ps reserved for blocking connections
+	release    func()                   // gives back the Ps reserved for blocking connections
+	lockConn   atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks
 }
 
 // connString builds the connection string from url or the separate keys.
@@ -89,6 +94,11 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(cs)
 	if err != nil {
+		// pgx's message may quote a piece of a password that has an
+		// unescaped '@' or '/' in it: say what to do instead.
+		if store.String(p, "url", "") != "" {
+			return nil, fmt.Errorf("url (%s): not a valid postgres:// URL; %s", p.Where("url"), store.URLHint)
+		}
 		return nil, fmt.Errorf("PostgreSQL connection settings: %v", redactErr(err))
 	}
 	// One target of a sharded store (package shard): its host and database
@@ -153,17 +163,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 }
 
 // redactErr hides a password that a parse error might echo.
-func redactErr(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, "://"); i >= 0 {
-		if j := strings.Index(msg[i:], "@"); j >= 0 {
-			if k := strings.Index(msg[i+3:i+j], ":"); k >= 0 {
-				msg = msg[:i+3+k+1] + "******" + msg[i+j:]
-			}
-		}
-	}
-	return msg
-}
+func redactErr(err error) string { return secret.Text(err.Error()) }
 
 // connectError turns a failed connection into one line naming the
 // server and the fix.
@@ -199,6 +199,10 @@ func classify(err error) error {
 			return graph.Transient(err)
 		case "42P01", "42703", "42883":
 			return graph.Schema(fmt.Errorf("%s; run `linkbench init` to create the schema", pe.Message))
+		case "57014":
+			if strings.Contains(pe.Message, "statement timeout") {
+				return fmt.Errorf("%w (the server's statement_timeout, set for this user or database or in the url's options, cancelled it)", err)
+			}
 		}
 		if strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" {
 			return graph.Connection(err)
@@ -213,8 +217,20 @@ func classify(err error) error {
 	return err
 }
 
+// Ping implements store.Pinger.
+func (s *Store) Ping(ctx context.Context) error { return classify(s.pool.Ping(ctx)) }
+
+// Addr implements store.Addresser.
+func (s *Store) Addr() string { return s.addr }
+
 // Close implements store.Store.
 func (s *Store) Close() error {
+	if c := s.lockConn.Swap(nil); c != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c.Exec(cctx, "SELECT pg_advisory_unlock_all()")
+		c.Close(cctx)
+		cancel()
+	}
 	s.pool.Close()
 	s.release()
 	return nil

@@ -89,6 +89,7 @@ func TestConformanceOnReferenceTables(t *testing.T) {
 	})
 }
 
+// Reliability(server): wrong password, server down, missing database, missing tables (real server) | one line naming host:port and the fix, exit 1, password never shown
 func TestConnectionErrors(t *testing.T) {
 	base, err := url.Parse(testURL(t))
 	if err != nil {
@@ -134,6 +135,7 @@ func TestConnectionErrors(t *testing.T) {
 // TestReconnectAfterRestart restarts the server under an open store: the
 // calls that hit the restart fail as connection errors and later calls
 // succeed on new connections.
+// Reliability(server): server restarted under an open store (real server) | calls during the restart fail as connection errors, later calls succeed on new connections
 func TestReconnectAfterRestart(t *testing.T) {
 	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
 		t.Skip("restarts the shared server: runs with the outage tests (LINKBENCH_OUTAGE_TESTS=1, make test-outage), not beside other packages' tests")
@@ -282,6 +284,87 @@ func TestReferenceLayoutDefaults(t *testing.T) {
 		s.Close()
 		if s.schema != c.schema {
 			t.Errorf("%v: schema %q, want %q", c.props, s.schema, c.schema)
+		}
+	}
+}
+
+// TestLockRules: advisory locks keep a load from running beside a run on
+// one schema, and name the holder (its application_name).
+func TestLockRules(t *testing.T) {
+	schema := fmt.Sprintf("lblock_%d", os.Getpid())
+	storetest.LockRules(t, func(t *testing.T) store.Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestSchemaWithoutUsage: a user without the USAGE privilege on the
+// schema is told so, with the GRANT to run, instead of "table ... is
+// missing" (information_schema hid the tables from it).
+// Reliability(writer): a PostgreSQL user without USAGE on the schema | told so, with the GRANT to run (not "table is missing")
+func TestSchemaWithoutUsage(t *testing.T) {
+	owner := fresh(t, nil)
+	if err := owner.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	role := fmt.Sprintf("lbnousage%d", os.Getpid())
+	ctx := context.Background()
+	owner.pool.Exec(ctx, "DROP ROLE IF EXISTS "+role)
+	if _, err := owner.pool.Exec(ctx, "CREATE ROLE "+role+" LOGIN PASSWORD 'pw'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.pool.Exec(ctx, "DROP ROLE IF EXISTS "+role) })
+	u, _ := url.Parse(testURL(t))
+	u.User = url.UserPassword(role, "pw")
+	s, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String(), "pg_schema": owner.schema}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for name, err := range map[string]error{"check": s.CheckSchema(ctx), "init": s.Init(ctx, false)} {
+		if err == nil || !strings.Contains(err.Error(), `user "`+role+`" has no USAGE privilege on schema `+owner.schema) || !strings.Contains(err.Error(), "GRANT USAGE ON SCHEMA") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestRefusedLockHoldsNothing: a load refused beside a run leaves no
+// advisory lock behind, not even for the moment its backend takes to exit
+// (the next process was refused naming the refused load, under make test).
+func TestRefusedLockHoldsNothing(t *testing.T) {
+	schema := fmt.Sprintf("lbrefused_%d", os.Getpid())
+	open := func() *Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	ctx := context.Background()
+	runner := open()
+	release, err := runner.Lock(ctx, store.LockRun, store.Holder("run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for i := 0; i < 20; i++ {
+		loader := open()
+		if _, err := loader.Lock(ctx, store.LockLoad, store.Holder("load")); err == nil {
+			t.Fatal("a load was not refused beside a run")
+		}
+		u := uint64(loader.lockKey("load"))
+		var held int
+		if err := runner.pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = $1 AND objid::bigint = $2`,
+			int64(u>>32), int64(u&0xffffffff)).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		if held != 0 {
+			t.Fatalf("attempt %d: the refused load's lock is still held by %d session(s)", i, held)
 		}
 	}
 }

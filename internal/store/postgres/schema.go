@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -98,6 +99,9 @@ $fn$`)
 // the schema, and concurrent CREATE ... IF NOT EXISTS (or CREATE OR REPLACE
 // FUNCTION) of one object fail in PostgreSQL instead of waiting.
 func (s *Store) Init(ctx context.Context, drop bool) error {
+	if _, err := s.checkUsage(ctx); err != nil {
+		return err
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "linkbench init "+s.schema); err != nil {
 			return classify(err)
@@ -123,32 +127,49 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
 	return s.CheckSchema(ctx)
 }
 
-// CheckSchema reports a missing table or column, naming the server and fix.
+// CheckSchema reports a missing schema, table or column, a schema the
+// user may not use, and a column whose type cannot hold its values,
+// naming the server and the fix. It reads pg_catalog, which (unlike
+// information_schema) shows tables whatever the user's privileges.
 func (s *Store) CheckSchema(ctx context.Context) error {
+	if exists, err := s.checkUsage(ctx); err != nil {
+		return err
+	} else if !exists {
+		return graph.Schema(fmt.Errorf("schema %s is missing in database %s at %s; run `linkbench init` (or `linkbench load`) to create the schema", s.schema, s.db, s.addr))
+	}
 	for _, tc := range []struct {
-		name string
-		cols []string
-	}{{s.raw.Link, store.Columns.Link}, {s.raw.Count, store.Columns.Count}, {s.raw.Node, store.Columns.Node}, {store.MetaTable, store.Columns.Meta}} {
-		rows, err := s.pool.Query(ctx, "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2", s.schema, tc.name)
+		logical, name string
+		cols          []string
+	}{{"link", s.raw.Link, store.Columns.Link}, {"count", s.raw.Count, store.Columns.Count}, {"node", s.raw.Node, store.Columns.Node}, {"meta", store.MetaTable, store.Columns.Meta}} {
+		rows, err := s.pool.Query(ctx, `SELECT a.attname, t.typname, format_type(a.atttypid, a.atttypmod)
+			FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_type t ON t.oid = a.atttypid
+			WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped`, s.schema, tc.name)
 		if err != nil {
 			return classify(err)
 		}
-		have := map[string]bool{}
+		have := map[string][2]string{}
 		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
+			var c, typ, shown string
+			if err := rows.Scan(&c, &typ, &shown); err != nil {
 				rows.Close()
 				return err
 			}
-			have[c] = true
+			have[c] = [2]string{typ, shown}
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read the columns of %s: %w", tc.name, classify(err))
+		}
 		if len(have) == 0 {
 			return graph.Schema(fmt.Errorf("table %s.%s is missing in database %s at %s; run `linkbench init` (or `linkbench load`) to create the schema", s.schema, tc.name, s.db, s.addr))
 		}
 		for _, c := range tc.cols {
-			if !have[c] {
+			typ, ok := have[c]
+			if !ok {
 				return graph.Schema(fmt.Errorf("table %s.%s at %s has no column %s; run `linkbench init --drop` to recreate it (this deletes its data)", s.schema, tc.name, s.addr, c))
+			}
+			if n := store.Needs[tc.logical][c]; !pgTypeHolds(typ[0], n) {
+				return store.TypeError(s.schema+"."+tc.name, c, typ[1], n.Want(pgTypes), n, s.addr)
 			}
 		}
 	}
@@ -161,3 +182,40 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	}
 	return nil
 }
+
+// checkUsage reports whether the schema exists, and fails when the user
+// may not use it (without USAGE its tables look missing to the user).
+func (s *Store) checkUsage(ctx context.Context) (bool, error) {
+	var usage bool
+	err := s.pool.QueryRow(ctx, "SELECT has_schema_privilege(oid, 'USAGE') FROM pg_namespace WHERE nspname = $1", s.schema).Scan(&usage)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, classify(err)
+	}
+	if !usage {
+		var user string
+		s.pool.QueryRow(ctx, "SELECT current_user").Scan(&user)
+		return true, graph.Schema(fmt.Errorf("user %q has no USAGE privilege on schema %s of database %s at %s, so it cannot use the tables in it; grant it (GRANT USAGE ON SCHEMA %s TO %s) or set pg_schema to a schema of its own",
+			user, s.schema, s.db, s.addr, pgx.Identifier{s.schema}.Sanitize(), pgx.Identifier{user}.Sanitize()))
+	}
+	return true, nil
+}
+
+// pgTypeHolds reports whether a column of type typ (pg_type.typname) can
+// hold the values n describes.
+func pgTypeHolds(typ string, n store.Need) bool {
+	switch {
+	case n.Bits > 0:
+		bits := map[string]int{"int2": 16, "int4": 32, "int8": 64, "numeric": 64}[typ]
+		return bits >= n.Bits
+	case n.Bytes > 0:
+		return typ == "bytea" // text would refuse bytes that are not UTF-8
+	}
+	return typ == "text" || typ == "varchar" || typ == "bpchar"
+}
+
+// pgTypes name the types that hold each need.
+var pgTypes = store.TypeNames{Int64: "bigint", Int32: "integer or bigint", Small: "smallint, integer or bigint",
+	Payload: "bytea", LargePayload: "bytea", Text: "text"}

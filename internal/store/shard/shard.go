@@ -205,6 +205,48 @@ type Store struct {
 	stores  []store.Store
 }
 
+// Lock implements store.Locker: every target's lock, in target order.
+func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (func(), error) {
+	var releases []func()
+	release := func() {
+		for i := len(releases) - 1; i >= 0; i-- {
+			releases[i]()
+		}
+	}
+	for i, st := range s.stores {
+		l, ok := st.(store.Locker)
+		if !ok {
+			continue
+		}
+		r, err := l.Lock(ctx, mode, holder)
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("target %s: %w", s.targets[i], err)
+		}
+		releases = append(releases, r)
+	}
+	return release, nil
+}
+
+// Ping implements store.Pinger: every target must answer.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.each(func(_ int, st store.Store) error {
+		if p, ok := st.(store.Pinger); ok {
+			return p.Ping(ctx)
+		}
+		return nil
+	})
+}
+
+// Addr implements store.Addresser: every target's address.
+func (s *Store) Addr() string {
+	var out []string
+	for _, st := range s.stores {
+		out = append(out, store.AddrOf(st))
+	}
+	return strings.Join(out, ", ")
+}
+
 // Route returns the index of the target that owns id.
 func (s *Store) Route(id int64) int {
 	m := int64(len(s.table))

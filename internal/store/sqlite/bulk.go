@@ -122,12 +122,12 @@ func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 			return err
 		}
 		seq := max(info.MaxID1-1, maxID.Int64)
-		r, err := tx.ExecContext(ctx, "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", seq, s.t.Node)
+		r, err := tx.ExecContext(ctx, "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", seq, s.raw.Node)
 		if err != nil {
 			return err
 		}
 		if k, _ := r.RowsAffected(); k == 0 {
-			_, err = tx.ExecContext(ctx, "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", s.t.Node, seq)
+			_, err = tx.ExecContext(ctx, "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", s.raw.Node, seq)
 		}
 		return err
 	})
@@ -159,7 +159,7 @@ func (s *Store) Reset(ctx context.Context) error {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, "DELETE FROM sqlite_sequence WHERE name = ?", s.t.Node)
+		_, err := tx.ExecContext(ctx, "DELETE FROM sqlite_sequence WHERE name = ?", s.raw.Node)
 		return err
 	})
 }

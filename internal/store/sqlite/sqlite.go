@@ -31,6 +31,8 @@ func init() {
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		// The database file, its WAL and shared-memory file per connection.
+		FilesPerWorker: 3,
 	})
 }
 
@@ -40,9 +42,10 @@ type Store struct {
 	sync       string
 	loadSync   string
 	deferIndex bool
-	t          store.Tables
-	w          *sql.DB // the one writer connection
-	r          *sql.DB // readers
+	t          store.Tables // quoted for SQL
+	raw        store.Tables // as named
+	w          *sql.DB      // the one writer connection
+	r          *sql.DB      // readers
 	stmts      stmts
 	droppedIdx bool
 }
@@ -84,7 +87,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a database file; set sqlite_path to a file", path)
 	}
-	s := &Store{path: path, sync: syncMode, loadSync: loadSync, deferIndex: deferIdx, t: store.TableNames(p)}
+	raw := store.TableNames(p)
+	s := &Store{path: path, sync: syncMode, loadSync: loadSync, deferIndex: deferIdx, raw: raw,
+		t: store.Tables{Link: quote(raw.Link), Count: quote(raw.Count), Node: quote(raw.Node)}}
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(0)" +
 		fmt.Sprintf("&_pragma=cache_size(-%d)", cacheMB*1024)
 	if s.w, err = sql.Open("sqlite", base+"&_txlock=immediate&_pragma=synchronous("+syncMode+")"); err != nil {
@@ -113,6 +118,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// quote makes a table name an SQL identifier, whatever its characters:
+// a name never changes a statement.
+func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
 func unwrapPath(err error) error {
 	var pe *os.PathError
@@ -150,6 +159,14 @@ func classify(err error) error {
 	}
 	return err
 }
+
+// Lock implements store.Locker with lock files beside the database.
+func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (func(), error) {
+	return store.FileLock{Path: s.path}.Lock(ctx, mode, holder)
+}
+
+// Addr implements store.Addresser.
+func (s *Store) Addr() string { return s.path }
 
 // Close implements store.Store.
 func (s *Store) Close() error {
@@ -200,36 +217,64 @@ func firstLine(q string) string {
 	return q
 }
 
-// CheckSchema reports a missing table or column with the fix.
+// CheckSchema reports a missing table or column, and an integer column
+// whose declared type gives it REAL or TEXT affinity (SQLite would turn
+// 64-bit ids into floats or strings), with the fix.
 func (s *Store) CheckSchema(ctx context.Context) error {
 	for _, tc := range []struct {
-		name string
-		cols []string
-	}{{s.t.Link, store.Columns.Link}, {s.t.Count, store.Columns.Count}, {s.t.Node, store.Columns.Node}, {store.MetaTable, store.Columns.Meta}} {
-		rows, err := s.r.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", tc.name)
+		logical, name string
+		cols          []string
+	}{{"link", s.raw.Link, store.Columns.Link}, {"count", s.raw.Count, store.Columns.Count}, {"node", s.raw.Node, store.Columns.Node}, {"meta", store.MetaTable, store.Columns.Meta}} {
+		rows, err := s.r.QueryContext(ctx, "SELECT name, type FROM pragma_table_info(?)", tc.name)
 		if err != nil {
 			return s.openError(err)
 		}
-		have := map[string]bool{}
+		have := map[string]string{}
 		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
+			var n, typ string
+			if err := rows.Scan(&n, &typ); err != nil {
 				rows.Close()
 				return err
 			}
-			have[strings.ToLower(n)] = true
+			have[strings.ToLower(n)] = typ
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read the columns of %s: %w", tc.name, classify(err))
+		}
 		if len(have) == 0 {
 			return graph.Schema(fmt.Errorf("table %s is missing in %s; run `linkbench init` (or `linkbench load`) to create the schema", tc.name, s.path))
 		}
 		for _, c := range tc.cols {
-			if !have[c] {
+			typ, ok := have[c]
+			if !ok {
 				return graph.Schema(fmt.Errorf("table %s in %s has no column %s: it was not created by linkbench; run `linkbench init --drop` to recreate it (this deletes its data) or point sqlite_path elsewhere", tc.name, s.path, c))
+			}
+			if n := store.Needs[tc.logical][c]; n.Bits > 0 {
+				if a := affinity(typ); a != "INTEGER" && a != "NUMERIC" {
+					return store.TypeError(tc.name, c, fmt.Sprintf("%q (%s affinity)", typ, a), "INTEGER", n, s.path)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// affinity is SQLite's column affinity of a declared type (section 3.1 of
+// its datatype documentation).
+func affinity(declared string) string {
+	t := strings.ToUpper(declared)
+	switch {
+	case strings.Contains(t, "INT"):
+		return "INTEGER"
+	case strings.Contains(t, "CHAR") || strings.Contains(t, "CLOB") || strings.Contains(t, "TEXT"):
+		return "TEXT"
+	case strings.Contains(t, "BLOB") || t == "":
+		return "BLOB"
+	case strings.Contains(t, "REAL") || strings.Contains(t, "FLOA") || strings.Contains(t, "DOUB"):
+		return "REAL"
+	}
+	return "NUMERIC"
 }
 
 // DataPath implements store.DataPather: the database file.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/storetest"
 )
@@ -34,6 +36,7 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// Reliability(store): corrupt or foreign SQLite file, path under a regular file, foreign Pebble directory | one line naming the path and the fix
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -68,5 +71,55 @@ func TestOpenErrors(t *testing.T) {
 	empty := open(t, store.MapProps{})
 	if err := empty.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "linkbench init") {
 		t.Errorf("missing tables: %v", err)
+	}
+}
+
+// TestLockRules: load, truncate and runs on one database file follow the
+// one-writer rule (lock files beside it, flock), naming the holder.
+func TestLockRules(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lb.db")
+	storetest.LockRules(t, func(t *testing.T) store.Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"sqlite_path": path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestTableNamesAreQuoted: a table name with SQL in it is a name, not a
+// statement: the store creates and uses a table of that name, and the
+// node table it meant to drop is still there (the config refuses such
+// names; a program opening the store directly is protected by quoting).
+// Reliability(store): SQL in a table name of a store opened directly | quoted: it names a table and never changes a statement
+func TestTableNamesAreQuoted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lb.db")
+	evil := `x"; DROP TABLE nodetable; --`
+	s, err := Open(context.Background(), store.Options{Props: store.MapProps{"sqlite_path": path, "linktable": evil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("d")}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.CountLinks(ctx, 1, 1); err != nil || n != 1 {
+		t.Fatalf("count %d, %v", n, err)
+	}
+	var names []string
+	rows, _ := s.r.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		names = append(names, n)
+	}
+	rows.Close()
+	if !slices.Contains(names, evil) || !slices.Contains(names, "nodetable") {
+		t.Fatalf("tables %q", names)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 // testConcurrent races writers over a small key space and then checks the
 // invariant: every count equals the number of visible links.
+// Reliability(store): deadlock / serialization failure / lock-wait timeout / SQLITE_BUSY | retried with capped, jittered backoff (`retry_attempts`), retries counted per op (every store's conformance suite)
 func testConcurrent(t *testing.T, s store.Store, o Options) {
 	const ids1, types, ids2 = 3, 2, 20
 	policy := store.DefaultRetryPolicy

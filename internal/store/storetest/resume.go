@@ -82,6 +82,7 @@ func journal(t *testing.T, j store.Journaler) map[string]string {
 // testResume cuts a journaled load off after some link batches, resumes
 // it, and compares every row with an uninterrupted load into a second
 // store: a resumed load must write exactly the same graph.
+// Reliability(load): a load cut off after some batches, on every store | `--resume` with the journal gives the same nodes, lists and counts as an uninterrupted load (SQLite, Pebble, PostgreSQL, MariaDB InnoDB and RocksDB, FerretDB)
 func testResume(t *testing.T, newStore func(t *testing.T) store.Store, stride int64) {
 	ref := newStore(t)
 	if _, ok := ref.(store.Journaler); !ok {

@@ -1,0 +1,117 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// lockKey is the advisory lock key of one of the schema's two locks
+// ("load" or "run"; see store.Locker).
+func (s *Store) lockKey(which string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("linkbench " + which + " " + s.db + "." + s.schema))
+	return int64(h.Sum64())
+}
+
+// Lock implements store.Locker with session advisory locks, held on a
+// connection of their own that names this process in its
+// application_name, so that the process refused can say who holds them.
+// The server frees them when the connection ends.
+func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (func(), error) {
+	pc, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	conn := pc.Hijack()
+	fail := func(err error) (func(), error) {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		// A refused attempt may hold its first key: freed before the
+		// connection goes, as in the release below.
+		conn.Exec(cctx, "SELECT pg_advisory_unlock_all()")
+		conn.Close(cctx)
+		return nil, err
+	}
+	// application_name keeps 63 bytes: drop whole parts from the end.
+	for len(holder) > 63 {
+		i := strings.LastIndex(holder, ", ")
+		if i < 0 {
+			holder = holder[:63]
+			break
+		}
+		holder = holder[:i]
+	}
+	if _, err := conn.Exec(ctx, "SELECT set_config('application_name', $1, false)", holder); err != nil {
+		return fail(classify(err))
+	}
+	own, other, take := s.lockKey("run"), s.lockKey("load"), "pg_try_advisory_lock_shared"
+	switch mode {
+	case store.LockShardLoad:
+		own, other = other, own
+	case store.LockLoad:
+		own, other, take = other, own, "pg_try_advisory_lock"
+	}
+	var ok bool
+	if err := conn.QueryRow(ctx, "SELECT "+take+"($1)", own).Scan(&ok); err != nil {
+		return fail(classify(err))
+	}
+	if !ok {
+		return fail(s.locked(ctx, conn, own, mode))
+	}
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", other).Scan(&ok); err != nil {
+		return fail(classify(err))
+	}
+	if !ok {
+		return fail(s.locked(ctx, conn, other, mode))
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", other); err != nil {
+		return fail(classify(err))
+	}
+	s.lockConn.Store(conn)
+	return func() {
+		if c := s.lockConn.Swap(nil); c != nil {
+			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			// Unlocked before the connection goes: the server frees the
+			// locks of a closed connection only when its backend exits,
+			// after Close has returned.
+			c.Exec(cctx, "SELECT pg_advisory_unlock_all()")
+			c.Close(cctx)
+		}
+	}, nil
+}
+
+// locked names the sessions that hold the advisory lock key.
+func (s *Store) locked(ctx context.Context, conn *pgx.Conn, key int64, mode store.LockMode) error {
+	u := uint64(key)
+	rows, err := conn.Query(ctx, `SELECT coalesce(a.application_name, ''), l.pid, coalesce(host(a.client_addr), 'a local socket'), coalesce(a.usename::text, '')
+		FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.objsubid = 1 AND l.pid <> pg_backend_pid()`,
+		int64(u>>32), int64(u&0xffffffff))
+	var holders []string
+	if err == nil {
+		for rows.Next() {
+			var app, client, user string
+			var pid int32
+			if rows.Scan(&app, &pid, &client, &user) != nil {
+				continue
+			}
+			if strings.HasPrefix(app, "linkbench ") {
+				holders = append(holders, app)
+			} else {
+				holders = append(holders, fmt.Sprintf("a session of user %q from %s (server pid %d)", user, client, pid))
+			}
+		}
+		rows.Close()
+	}
+	if len(holders) == 0 {
+		holders = append(holders, "another session")
+	}
+	return &store.LockedError{Where: fmt.Sprintf("schema %s of database %s at %s", s.schema, s.db, s.addr), Holder: strings.Join(holders, "; "), Mode: mode}
+}
