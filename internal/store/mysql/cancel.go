@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/linkbench/linkbench/internal/store/netconn"
 )
@@ -70,23 +69,14 @@ func (c *trackedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// Write discards what the driver sends on an aborted socket (its goodbye
-// when the pool drops the connection) instead of failing, which the
-// driver would log; reads fail, so no statement can succeed on it.
+// Write fails on an aborted socket before sending a byte, so the driver
+// reports the connection bad and the pool retries the statement on another
+// one (the driver's log line about it is dropped by driverLog).
 func (c *trackedConn) Write(b []byte) (int, error) {
 	if c.aborted.Load() {
-		return len(b), nil
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}
 	}
 	return c.Conn.Write(b)
-}
-
-// SyscallConn keeps go-sql-driver's liveness check of pooled connections.
-func (c *trackedConn) SyscallConn() (syscall.RawConn, error) {
-	sc, ok := c.Conn.(syscall.Conn)
-	if !ok {
-		return nil, syscall.EINVAL
-	}
-	return sc.SyscallConn()
 }
 
 // dial is the connector's dial function: a connection of the store's
