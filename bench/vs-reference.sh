@@ -319,9 +319,18 @@ perf_compare() {
     say "$store: reusing the graph loaded earlier"
   else
     say "$store: loading maxid1=$MAXID1 with linkbench"
-    linkbench "$store" load --truncate >"$OUT/$store-perf-load.out" 2>&1 || die "load failed; see $OUT/$store-perf-load.out"
+    # init --drop first: a truncate keeps the tables' engine.
+    { linkbench "$store" init --drop && linkbench "$store" load --truncate; } >"$OUT/$store-perf-load.out" 2>&1 ||
+      die "load failed; see $OUT/$store-perf-load.out"
     snapshot_save "$store" "$PERF_GRAPH"
   fi
+  case "$store" in
+    mariadb*)
+      local want=InnoDB have
+      [ "$store" = mariadb-rocksdb ] && want=ROCKSDB
+      have="$(my_admin -e "SELECT engine FROM information_schema.tables WHERE table_schema = 'linkdb0' AND table_name = 'linktable'")"
+      [ "$have" = "$want" ] || die "$store: linkdb0.linktable uses $have, not $want (run without REUSE_LOADS)" ;;
+  esac
   for n in ${PERF_REQUESTERS:-1 4 16 64}; do
     for r in $(seq 1 "${PERF_ROUNDS:-2}"); do
       runs+=("$(perf_once "$store" reference "$n" "$r")")
