@@ -600,7 +600,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	loops := trackLoops(ctx, e, st, rp, mon, loopCfg)
 	started := time.Now()
 	res, runErr := rp.Run(ctx)
-	loops.finish()
+	loops.finish(res != nil && (len(res.HardEnd) > 0 || res.Abandoned > 0))
 	usage, samples := mon.Stop()
 	if res == nil {
 		return nil, runErr
