@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/linkbench/linkbench/internal/store/netconn"
 )
@@ -77,6 +78,17 @@ func (c *trackedConn) Write(b []byte) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}
 	}
 	return c.Conn.Write(b)
+}
+
+// SyscallConn keeps go-sql-driver's liveness check of pooled connections:
+// after a server restart it finds the connections the server dropped
+// before a statement is sent on them (TestReconnectAfterRestart).
+func (c *trackedConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, syscall.EINVAL
+	}
+	return sc.SyscallConn()
 }
 
 // dial is the connector's dial function: a connection of the store's

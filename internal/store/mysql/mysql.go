@@ -175,11 +175,6 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()
 		c.InterpolateParams = interpolate
-		// No peek at the socket before each statement (a syscall per
-		// request, 3 % of the driver's CPU): a connection the server
-		// dropped fails its next statement, which the requester counts and
-		// retries on a new one, as the reference's JDBC connection does.
-		c.CheckConnLiveness = false
 		own := make(map[string]string, len(c.Params)+len(params))
 		for k, v := range c.Params {
 			own[k] = v
