@@ -15,24 +15,6 @@ import (
 	"github.com/linkbench/linkbench/internal/workload"
 )
 
-// loopedEnv returns the environment of one request phase: with loops = N
-// the phase runs N consecutive windows of maxtime after one warm-up, so its
-// config is a derived copy whose maxtime is the whole (the recorded
-// config keeps the keys as given).
-func loopedEnv(e *env) *env {
-	if e.cfg.Loops <= 1 {
-		return e
-	}
-	if e.cfg.Requests > 0 {
-		e.log.Warnf("loops = %d with requests = %d per requester: the run ends at whichever comes first (requests = 0 runs every loop for its maxtime)", e.cfg.Loops, e.cfg.Requests)
-	}
-	cfg := *e.cfg
-	cfg.MaxTime = e.cfg.MaxTime * time.Duration(e.cfg.Loops)
-	pe := *e
-	pe.cfg = &cfg
-	return &pe
-}
-
 // loopTracker cuts a request phase into loops of maxtime each as its
 // intervals close: per loop it keeps the ops (percentiles from the
 // difference of the cumulative histograms at the loop's two ends), the
