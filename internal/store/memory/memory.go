@@ -16,6 +16,7 @@ const Name = "memory"
 
 func init() {
 	store.Register(store.Driver{
+		Abilities:  abilities,
 		Name:       Name,
 		Aliases:    []string{"com.facebook.LinkBench.MemoryLinkStore", "com.facebook.LinkBench.LinkStoreMemory"},
 		Open:       func(context.Context, store.Options) (store.Store, error) { return New(), nil },

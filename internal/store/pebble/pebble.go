@@ -23,9 +23,10 @@ const Name = "pebble"
 
 func init() {
 	store.Register(store.Driver{
-		Name:     Name,
-		Embedded: true,
-		Aliases:  []string{"com.facebook.LinkBench.LinkStoreRocksDb"},
+		Abilities: abilities,
+		Name:      Name,
+		Embedded:  true,
+		Aliases:   []string{"com.facebook.LinkBench.LinkStoreRocksDb"},
 		Keys: []store.KeyDoc{
 			{Name: "pebble_path", Doc: "database directory (default <data_dir>/pebble)"},
 			{Name: "pebble_sync", Default: "true", Doc: "sync every operation's write to disk"},

@@ -20,9 +20,10 @@ const Name = "sqlite"
 
 func init() {
 	store.Register(store.Driver{
-		Name:     Name,
-		Embedded: true,
-		Aliases:  []string{"com.facebook.LinkBench.LinkStoreSqlite"},
+		Abilities: abilities,
+		Name:      Name,
+		Embedded:  true,
+		Aliases:   []string{"com.facebook.LinkBench.LinkStoreSqlite"},
 		Keys: []store.KeyDoc{
 			{Name: "sqlite_path", Doc: "database file (default <data_dir>/linkbench.db)"},
 			{Name: "sqlite_synchronous", Default: "FULL", Doc: "FULL (durable), NORMAL or OFF"},
