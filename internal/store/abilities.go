@@ -80,3 +80,28 @@ func (a Ability) String() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Durable has the abilities of every store that keeps its graph beyond
+// the process: bulk load with a journal to resume, schema, emptying,
+// checks, size and description. The stores assert the sets they
+// implement at compile time.
+type Durable interface {
+	BulkLoader
+	Initializer
+	Resetter
+	EmptyChecker
+	Journaler
+	Scanner
+	Sizer
+	Describer
+}
+
+// Server has the abilities of a store that is a database server.
+type Server interface {
+	Durable
+	SchemaChecker
+	ServerLocator
+	Addresser
+	Locker
+	Pinger
+}

@@ -3,22 +3,16 @@ package memory
 import "github.com/linkbench/linkbench/internal/store"
 
 // abilities are the optional interfaces the store implements, declared in
-// its Driver; the assertions below keep a signature slip from dropping
-// one silently, and the conformance suite checks the declaration.
-const abilities = store.CanBulkLoad |
-	store.CanReset |
-	store.CanCheckEmpty |
-	store.CanKeepMeta |
-	store.CanScan |
-	store.CanSize |
-	store.CanDescribe
+// its Driver; the assertion below keeps a signature slip from dropping one
+// silently, and the conformance suite checks the declaration.
+const abilities = store.CanBulkLoad | store.CanReset | store.CanCheckEmpty | store.CanKeepMeta | store.CanScan | store.CanSize | store.CanDescribe
 
-var (
-	_ store.BulkLoader   = (*Store)(nil)
-	_ store.Resetter     = (*Store)(nil)
-	_ store.EmptyChecker = (*Store)(nil)
-	_ store.MetaStore    = (*Store)(nil)
-	_ store.Scanner      = (*Store)(nil)
-	_ store.Sizer        = (*Store)(nil)
-	_ store.Describer    = (*Store)(nil)
-)
+var _ interface {
+	store.BulkLoader
+	store.Resetter
+	store.EmptyChecker
+	store.MetaStore
+	store.Scanner
+	store.Sizer
+	store.Describer
+} = (*Store)(nil)

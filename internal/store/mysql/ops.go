@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -130,8 +129,10 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return classify(tx.Commit())
 }
 
-// linkWrite runs one link write: mode 0 upsert, 1 hide, 2 expunge.
-func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, error) {
+// linkWrite runs one link write. It returns the graph.WriteResult (0/1/2
+// = unchanged/inserted/updated) of an upsert and 0/1 = absent/existed for
+// a hide or an expunge, as the stored procedure does.
+func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMode) (int, error) {
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
@@ -156,35 +157,24 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, er
 			return err
 		}
 		delta := int64(0)
-		if mode == 0 {
+		if mode == graph.WriteUpsert {
+			wr, d := graph.WriteOutcome(found, graph.Link{Visibility: vis, Data: data, Time: tm, Version: ver}, l)
+			res, delta = int(wr), d
 			switch {
 			case !found:
 				if _, err := tx.StmtContext(ctx, st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version); err != nil {
 					return err
 				}
-				if l.Visibility == graph.VisibilityDefault {
-					delta = 1
-				}
-			default:
-				if vis == l.Visibility && tm == l.Time && ver == l.Version && bytes.Equal(data, l.Data) {
-					res = 0
-				} else {
-					res = 2
-					if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
-						return err
-					}
-				}
-				if vis != graph.VisibilityDefault && l.Visibility == graph.VisibilityDefault {
-					delta = 1
-				} else if vis == graph.VisibilityDefault && l.Visibility != graph.VisibilityDefault {
-					delta = -1
+			case wr == graph.Updated:
+				if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
+					return err
 				}
 			}
 		} else {
 			if !found || vis != graph.VisibilityDefault {
 				if found {
 					res = 1
-					if mode == 2 {
+					if mode == graph.WriteExpunge {
 						if _, err := tx.StmtContext(ctx, st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2); err != nil {
 							return err
 						}
@@ -196,7 +186,7 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, er
 				_, err := tx.StmtContext(ctx, st.dropCount).ExecContext(ctx, l.ID1, l.LinkType)
 				return err
 			}
-			if mode == 2 {
+			if mode == graph.WriteExpunge {
 				_, err = tx.StmtContext(ctx, st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
 			} else {
 				_, err = tx.StmtContext(ctx, st.hideLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
@@ -213,11 +203,11 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, er
 }
 
 func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
-	res, err := s.linkWrite(ctx, l, 0)
+	res, err := s.linkWrite(ctx, l, graph.WriteUpsert)
 	if err != nil {
 		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
 	}
-	return [...]graph.WriteResult{graph.Unchanged, graph.Inserted, graph.Updated}[res], nil
+	return graph.WriteResult(res), nil
 }
 
 // AddLink implements store.Store.
@@ -238,9 +228,9 @@ func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (_ graph.WriteRes
 func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (_ bool, err error) {
 	ctx, done := s.detach(ctx)
 	defer func() { err = done(err) }()
-	mode := 1
+	mode := graph.WriteHide
 	if expunge {
-		mode = 2
+		mode = graph.WriteExpunge
 	}
 	res, err := s.linkWrite(ctx, &graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode)
 	if err != nil {

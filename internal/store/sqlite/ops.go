@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -110,33 +109,20 @@ func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, e
 		var tm int64
 		var ver int32
 		err := tx.StmtContext(ctx, st.getLinkW).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&vis, &data, &tm, &ver)
-		delta := int64(0)
+		found := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var delta int64
+		res, delta = graph.WriteOutcome(found, graph.Link{Visibility: vis, Data: data, Time: tm, Version: ver}, l)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			res = graph.Inserted
+		case !found:
 			if _, err := tx.StmtContext(ctx, st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version); err != nil {
 				return err
 			}
-			if l.Visibility == graph.VisibilityDefault {
-				delta = 1
-			}
-		case err != nil:
-			return err
-		default:
-			res = graph.Updated
-			if vis == l.Visibility && tm == l.Time && ver == l.Version && bytes.Equal(data, l.Data) {
-				res = graph.Unchanged
-			}
-			if res == graph.Updated {
-				if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
-					return err
-				}
-			}
-			switch {
-			case vis != graph.VisibilityDefault && l.Visibility == graph.VisibilityDefault:
-				delta = 1
-			case vis == graph.VisibilityDefault && l.Visibility != graph.VisibilityDefault:
-				delta = -1
+		case res == graph.Updated:
+			if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
+				return err
 			}
 		}
 		_, err = tx.StmtContext(ctx, st.bumpCount).ExecContext(ctx, l.ID1, l.LinkType, delta, nowMs())
