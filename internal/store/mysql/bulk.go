@@ -197,17 +197,17 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 
 // ScanCounts implements store.Scanner.
 func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
-	return sqlstore.ScanCounts(ctx, s.r, q(s.t.Count), classify, fn)
+	return sqlstore.ScanCounts(ctx, s.r, s.quoted(), classify, fn)
 }
 
 // ScanVisibleLinkCounts implements store.Scanner.
 func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
-	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, q(s.t.Link), classify, fn)
+	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, s.quoted(), classify, fn)
 }
 
 // NodeIDRange implements store.Scanner.
 func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
-	return sqlstore.NodeIDRange(ctx, s.r, q(s.t.Node), classify)
+	return sqlstore.NodeIDRange(ctx, s.r, s.quoted(), classify)
 }
 
 // SizeOnDisk implements store.Sizer.
@@ -272,4 +272,9 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 		}
 	}
 	return d, nil
+}
+
+// quoted are the store's tables quoted for the statements it shares.
+func (s *Store) quoted() sqlstore.Tables {
+	return sqlstore.Tables{Link: q(s.t.Link), Count: q(s.t.Count), Node: q(s.t.Node)}
 }

@@ -118,15 +118,7 @@ func nonNil(b []byte) []byte {
 }
 
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return classify(err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return classify(err)
-	}
-	return classify(tx.Commit())
+	return sqlstore.InTx(ctx, s.w, classify, fn)
 }
 
 // linkWrite runs one link write. It returns the graph.WriteResult (0/1/2

@@ -108,7 +108,7 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.droppedIdx {
 		end := info.BeginStage("build index id1_type", info.Links)
-		if _, err := s.w.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
+		if _, err := s.w.ExecContext(ctx, sqlstore.Tables(s.t).LinkIndex()); err != nil {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
 		end()
@@ -187,17 +187,17 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 
 // ScanCounts implements store.Scanner.
 func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
-	return sqlstore.ScanCounts(ctx, s.r, s.t.Count, classify, fn)
+	return sqlstore.ScanCounts(ctx, s.r, sqlstore.Tables(s.t), classify, fn)
 }
 
 // ScanVisibleLinkCounts implements store.Scanner.
 func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
-	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, s.t.Link, classify, fn)
+	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, sqlstore.Tables(s.t), classify, fn)
 }
 
 // NodeIDRange implements store.Scanner.
 func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
-	return sqlstore.NodeIDRange(ctx, s.r, s.t.Node, classify)
+	return sqlstore.NodeIDRange(ctx, s.r, sqlstore.Tables(s.t), classify)
 }
 
 // SizeOnDisk implements store.Sizer: the database file plus its WAL.

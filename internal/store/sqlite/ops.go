@@ -86,15 +86,7 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 
 // writeTx runs fn in a BEGIN IMMEDIATE transaction on the writer.
 func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return classify(err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return classify(err)
-	}
-	return classify(tx.Commit())
+	return sqlstore.InTx(ctx, s.w, classify, fn)
 }
 
 func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
