@@ -16,28 +16,17 @@ import (
 
 // runPhases runs the load and/or request phase in one process.
 func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
-	e, err := a.setup()
+	e, closeLog, err := a.prepare()
 	if err != nil {
 		return err
 	}
-	defer e.log.close()
-	if err := a.checkResultsDir(e); err != nil {
-		return err
-	}
+	defer closeLog()
 	cfg := e.cfg
 	conc := cfg.Loaders + 1
 	noun, value := "loaders", cfg.Loaders
 	if doRequest && cfg.Requesters > conc {
 		conc, noun, value = cfg.Requesters, "requesters", cfg.Requesters
 	}
-	if err := e.checkFiles(conc, noun, value); err != nil {
-		return err
-	}
-	st, err := e.open(ctx, conc)
-	if err != nil {
-		return err
-	}
-	defer e.closeStore(st)
 	mode, command := store.LockRun, "run"
 	if doLoad {
 		mode, command = store.LockLoad, "load"
@@ -45,16 +34,11 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 			mode, command = store.LockShardLoad, "load --shard "+a.opts.shard
 		}
 	}
-	unlock, err := e.lock(ctx, st, mode, command)
+	st, disconnect, err := a.connect(ctx, e, conc, noun, value, mode, command)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	stopMetrics, err := a.startMetrics(e)
-	if err != nil {
-		return err
-	}
-	defer stopMetrics()
+	defer disconnect()
 	e.log.Infof("store %s, graph ids [%d, %d), %d link types", e.drv.Name, cfg.StartID1, cfg.MaxID1, cfg.LinkTypeCount)
 	logStoreSettings(ctx, e, st)
 	if doLoad {

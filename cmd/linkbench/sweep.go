@@ -32,36 +32,19 @@ func parseRates(s string) ([]float64, error) {
 
 // sweep runs the request phase at increasing arrival rates.
 func (a *app) sweep(ctx context.Context) error {
-	e, err := a.setup()
+	e, closeLog, err := a.prepare()
 	if err != nil {
 		return err
 	}
-	defer e.log.close()
-	if err := a.checkResultsDir(e); err != nil {
-		return err
-	}
-	cfg := e.cfg
+	defer closeLog()
 	if a.opts.pointTime <= 0 || a.opts.points < 1 {
 		return errors.New("--point-time and --points must be positive")
 	}
-	if err := e.checkFiles(cfg.Requesters, "requesters", cfg.Requesters); err != nil {
-		return err
-	}
-	st, err := e.open(ctx, max(cfg.Requesters, 1))
+	st, disconnect, err := a.connect(ctx, e, max(e.cfg.Requesters, 1), "requesters", e.cfg.Requesters, store.LockRun, "sweep")
 	if err != nil {
 		return err
 	}
-	defer e.closeStore(st)
-	unlock, err := e.lock(ctx, st, store.LockRun, "sweep")
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	stopMetrics, err := a.startMetrics(e)
-	if err != nil {
-		return err
-	}
-	defer stopMetrics()
+	defer disconnect()
 	if err := run.CheckSchema(ctx, st); err != nil {
 		return err
 	}

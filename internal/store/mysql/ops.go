@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -139,31 +138,19 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 		if _, err := tx.StmtContext(ctx, st.lockCount).ExecContext(ctx, l.ID1, l.LinkType, now); err != nil {
 			return err
 		}
-		var vis uint8
-		var data []byte
-		var tm int64
-		var ver int32
-		err = tx.StmtContext(ctx, st.getLink).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&vis, &data, &tm, &ver)
-		found := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		old, found, err := sqlstore.ReadLinkTx(ctx, tx, st.getLink, l)
+		if err != nil {
 			return err
 		}
 		delta := int64(0)
 		if mode == graph.WriteUpsert {
-			wr, d := graph.WriteOutcome(found, graph.Link{Visibility: vis, Data: data, Time: tm, Version: ver}, l)
+			wr, d := graph.WriteOutcome(found, old, l)
 			res, delta = int(wr), d
-			switch {
-			case !found:
-				if _, err := tx.StmtContext(ctx, st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version); err != nil {
-					return err
-				}
-			case wr == graph.Updated:
-				if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
-					return err
-				}
+			if err := sqlstore.WriteLinkTx(ctx, tx, st.insLink, st.updLink, l, found, wr); err != nil {
+				return err
 			}
 		} else {
-			if !found || vis != graph.VisibilityDefault {
+			if !found || old.Visibility != graph.VisibilityDefault {
 				if found {
 					res = 1
 					if mode == graph.WriteExpunge {
@@ -238,11 +225,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if len(id2s) == 0 {
 		return dst, nil
 	}
-	args := make([]any, 0, len(id2s)+2)
-	args = append(args, lt, id1)
-	for _, id2 := range id2s {
-		args = append(args, id2)
-	}
+	args := sqlstore.MultigetArgs(id1, lt, id2s)
 	var rows *sql.Rows
 	stmt, err := s.multigetStmt(ctx, len(id2s))
 	if err == nil {

@@ -166,20 +166,12 @@ func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
 
 // GetMeta implements store.MetaStore.
 func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
-	rows, err := s.pool.Query(ctx, "SELECT k, v FROM "+s.metaTable())
+	rows, err := s.pool.Query(ctx, sqlstore.MetaQuery(s.metaTable()))
 	if err != nil {
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		m[k] = v
-	}
-	return m, classify(rows.Err())
+	return sqlstore.ReadMeta(rows, classify)
 }
 
 // PutMeta implements store.MetaStore.

@@ -18,18 +18,7 @@ const rowsPerInsert = 256
 // insertBatched writes rows with multi-row INSERTs in one transaction.
 func (s *Store) insertBatched(ctx context.Context, head string, cols, n int, row func(i int, args []any) []any) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
-		args := make([]any, 0, rowsPerInsert*cols)
-		for start := 0; start < n; start += rowsPerInsert {
-			k := min(rowsPerInsert, n-start)
-			args = args[:0]
-			for i := start; i < start+k; i++ {
-				args = row(i, args)
-			}
-			if _, err := tx.ExecContext(ctx, head+sqlstore.ValuesList(k, cols), args...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return sqlstore.InsertBatched(ctx, tx, rowsPerInsert, head, cols, n, row)
 	})
 }
 
@@ -66,41 +55,17 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 
 // LoadNodes implements store.BulkLoader.
 func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
-	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Node+" (id, type, version, time, data) VALUES ", 5, len(nodes),
-		func(i int, a []any) []any {
-			n := &nodes[i]
-			return append(a, n.ID, n.Type, n.Version, n.Time, nonNil(n.Data))
-		})
-	if err != nil {
-		return fmt.Errorf("load nodes: %w", err)
-	}
-	return nil
+	return sqlstore.LoadNodes(ctx, s.insertBatched, "INSERT OR REPLACE INTO ", s.t.Node, nodes)
 }
 
 // LoadLinks implements store.BulkLoader.
 func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
-	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Link+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links),
-		func(i int, a []any) []any {
-			l := &links[i]
-			return append(a, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
-		})
-	if err != nil {
-		return fmt.Errorf("load links: %w", err)
-	}
-	return nil
+	return sqlstore.LoadLinks(ctx, s.insertBatched, "INSERT OR REPLACE INTO ", s.t.Link, links)
 }
 
 // LoadCounts implements store.BulkLoader.
 func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
-	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Count+" (id, link_type, count, time, version) VALUES ", 5, len(counts),
-		func(i int, a []any) []any {
-			c := &counts[i]
-			return append(a, c.ID1, c.LinkType, c.Count, c.Time, c.Version)
-		})
-	if err != nil {
-		return fmt.Errorf("load counts: %w", err)
-	}
-	return nil
+	return sqlstore.LoadCounts(ctx, s.insertBatched, "INSERT OR REPLACE INTO ", s.t.Count, counts)
 }
 
 // EndLoad implements store.BulkLoader: rebuilds the index, moves the node

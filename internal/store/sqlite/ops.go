@@ -96,26 +96,14 @@ func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, e
 	}
 	res := graph.Inserted
 	err = s.writeTx(ctx, func(tx *sql.Tx) error {
-		var vis uint8
-		var data []byte
-		var tm int64
-		var ver int32
-		err := tx.StmtContext(ctx, st.getLinkW).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&vis, &data, &tm, &ver)
-		found := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		old, found, err := sqlstore.ReadLinkTx(ctx, tx, st.getLinkW, l)
+		if err != nil {
 			return err
 		}
 		var delta int64
-		res, delta = graph.WriteOutcome(found, graph.Link{Visibility: vis, Data: data, Time: tm, Version: ver}, l)
-		switch {
-		case !found:
-			if _, err := tx.StmtContext(ctx, st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version); err != nil {
-				return err
-			}
-		case res == graph.Updated:
-			if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
-				return err
-			}
+		res, delta = graph.WriteOutcome(found, old, l)
+		if err := sqlstore.WriteLinkTx(ctx, tx, st.insLink, st.updLink, l, found, res); err != nil {
+			return err
 		}
 		_, err = tx.StmtContext(ctx, st.bumpCount).ExecContext(ctx, l.ID1, l.LinkType, delta, nowMs())
 		return err
@@ -185,11 +173,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if len(id2s) == 0 {
 		return dst, nil
 	}
-	args := make([]any, 0, len(id2s)+2)
-	args = append(args, lt, id1)
-	for _, id2 := range id2s {
-		args = append(args, id2)
-	}
+	args := sqlstore.MultigetArgs(id1, lt, id2s)
 	q := "SELECT id2, visibility, data, time, version FROM " + s.t.Link + " WHERE link_type = ? AND id1 = ? AND id2 IN (?" +
 		strings.Repeat(", ?", len(id2s)-1) + ")"
 	rows, err := s.r.QueryContext(ctx, q, args...)

@@ -39,6 +39,17 @@ func ValuesList(rows, cols int) string {
 	return strings.Repeat(one+", ", rows-1) + one
 }
 
+// MultigetArgs are the parameters of a multiget: link_type, id1, then
+// each id2 (for "link_type = ? AND id1 = ? AND id2 IN (InList)").
+func MultigetArgs(id1, lt int64, id2s []int64) []any {
+	args := make([]any, 0, len(id2s)+2)
+	args = append(args, lt, id1)
+	for _, id2 := range id2s {
+		args = append(args, id2)
+	}
+	return args
+}
+
 // InList is "?, ?, ?" for n values.
 func InList(n int) string { return "?" + strings.Repeat(", ?", n-1) }
 
@@ -88,11 +99,20 @@ func IsEmpty(ctx context.Context, db *sql.DB, classify Classifier, tables ...str
 
 // GetMeta reads the metadata table.
 func GetMeta(ctx context.Context, db *sql.DB, metaTable string, classify Classifier) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT k, v FROM "+metaTable)
+	rows, err := db.QueryContext(ctx, MetaQuery(metaTable))
 	if err != nil {
 		return nil, classify(err)
 	}
 	defer rows.Close()
+	return ReadMeta(rows, classify)
+}
+
+// MetaQuery reads the metadata table (ReadMeta).
+func MetaQuery(metaTable string) string { return "SELECT k, v FROM " + metaTable }
+
+// ReadMeta collects the rows of MetaQuery; the rows' own error is
+// classified.
+func ReadMeta(rows Rows, classify Classifier) (map[string]string, error) {
 	m := map[string]string{}
 	for rows.Next() {
 		var k, v string
