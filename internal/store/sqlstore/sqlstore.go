@@ -1,7 +1,10 @@
-// Package sqlstore holds what the database/sql stores (SQLite, MySQL)
-// share: the consistency scans, the metadata table, emptiness, row
-// scanning of lists and nodes, and multi-row VALUES lists. Table names
-// are passed already quoted for the dialect; placeholders are '?'.
+// Package sqlstore holds what the SQL stores share. Tables builds the
+// statements SQLite, MySQL and PostgreSQL run alike, and its scanners
+// read database/sql and pgx rows alike. The database/sql stores (SQLite,
+// MySQL) also share the consistency scans, the metadata table, emptiness,
+// the bulk INSERTs, the client-side link upsert, the row scanning of
+// lists and nodes, and multi-row VALUES lists. Table names are passed
+// already quoted for the dialect; placeholders are '?'.
 package sqlstore
 
 import (
