@@ -30,6 +30,7 @@ type loopTracker struct {
 	prev  map[graph.Op]*hdr.Histogram
 	cur   []stats.Interval
 	loops []report.Loop
+	hung  bool // the store hung: its size is not asked
 }
 
 // trackLoops makes the tracker and hooks it into the phase's callbacks
@@ -90,15 +91,22 @@ func (lt *loopTracker) close(last bool) {
 			l.Usage, l.Efficiency = &u, &per
 		}
 	}
-	l.SizeOnDisk = sizeWithin(lt.ctx, lt.st)
+	if !lt.hung {
+		l.SizeOnDisk = sizeWithin(lt.ctx, lt.st)
+	}
 	lt.loops = append(lt.loops, l)
 	if lt.n > 1 {
 		lt.log.Infof("loop %d of %d: %d requests, %.0f requests/s, %d errors", l.Loop, lt.n, l.Totals.Requests, l.Totals.OpsPerSec, l.Totals.Errors)
 	}
 }
 
-// finish closes the last loop once the phase has returned.
-func (lt *loopTracker) finish() { lt.close(true) }
+// finish closes the last loop once the phase has returned. The size of a
+// store that hung is not asked (it would wait for its timeout past the
+// phase's hard end).
+func (lt *loopTracker) finish(hung bool) {
+	lt.hung = hung
+	lt.close(true)
+}
 
 // sizeWithin is the store's size, asked with a bounded context of its own
 // (after Ctrl-C the run's context is cancelled, but the figure is wanted).

@@ -189,7 +189,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 	out.loops = trackLoops(ctx, &pe, st, rp, out.mon, req.Loop)
 	out.started = time.Now()
 	res, runErr := rp.Run(ctx)
-	out.loops.finish()
+	out.loops.finish(res != nil && (len(res.HardEnd) > 0 || res.Abandoned > 0))
 	out.usage, out.samples = out.mon.Stop()
 	if res == nil {
 		return nil, runErr
