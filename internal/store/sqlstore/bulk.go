@@ -34,36 +34,29 @@ func InsertBatched(ctx context.Context, tx *sql.Tx, rowsPerInsert int, head stri
 // LoadNodes writes nodes into table with ins; verb is the store's
 // "INSERT ... INTO " that replaces or keeps existing rows.
 func LoadNodes(ctx context.Context, ins Inserter, verb, table string, nodes []graph.Node) error {
-	err := ins(ctx, verb+table+" (id, type, version, time, data) VALUES ", 5, len(nodes), func(i int, a []any) []any {
-		n := &nodes[i]
+	return load(ctx, ins, verb+table+" (id, type, version, time, data) VALUES ", "nodes", nodes, func(a []any, n *graph.Node) []any {
 		return append(a, n.ID, n.Type, n.Version, n.Time, nonNil(n.Data))
-	})
-	if err != nil {
-		return fmt.Errorf("load nodes: %w", err)
-	}
-	return nil
+	}, 5)
 }
 
 // LoadLinks writes links into table with ins, as LoadNodes.
 func LoadLinks(ctx context.Context, ins Inserter, verb, table string, links []graph.Link) error {
-	err := ins(ctx, verb+table+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links), func(i int, a []any) []any {
-		l := &links[i]
+	return load(ctx, ins, verb+table+" (id1, id2, link_type, visibility, data, time, version) VALUES ", "links", links, func(a []any, l *graph.Link) []any {
 		return append(a, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
-	})
-	if err != nil {
-		return fmt.Errorf("load links: %w", err)
-	}
-	return nil
+	}, 7)
 }
 
 // LoadCounts writes counts into table with ins, as LoadNodes.
 func LoadCounts(ctx context.Context, ins Inserter, verb, table string, counts []graph.Count) error {
-	err := ins(ctx, verb+table+" (id, link_type, count, time, version) VALUES ", 5, len(counts), func(i int, a []any) []any {
-		c := &counts[i]
+	return load(ctx, ins, verb+table+" (id, link_type, count, time, version) VALUES ", "counts", counts, func(a []any, c *graph.Count) []any {
 		return append(a, c.ID1, c.LinkType, c.Count, c.Time, c.Version)
-	})
-	if err != nil {
-		return fmt.Errorf("load counts: %w", err)
+	}, 5)
+}
+
+// load writes rows of width columns with ins; what names them in errors.
+func load[T any](ctx context.Context, ins Inserter, head, what string, rows []T, values func(a []any, r *T) []any, width int) error {
+	if err := ins(ctx, head, width, len(rows), func(i int, a []any) []any { return values(a, &rows[i]) }); err != nil {
+		return fmt.Errorf("load %s: %w", what, err)
 	}
 	return nil
 }
