@@ -34,9 +34,27 @@
 # apply). For the statement logs PostgreSQL is restarted once with a CSV
 # log and auto_explain preloaded (both undone at the end); the statements
 # are logged only for the user linkbench, only during the measured runs.
+#
+# With --perf first (bash bench/vs-reference.sh --perf [REFERENCE_SOURCE_DIR])
+# it measures cost instead of shape: for every store and requester count,
+# both drivers' request phases alternate (reference, linkbench, reference,
+# ...) on a fresh copy of one graph, and a table gives each driver's
+# requests/s, its CPU per request over the measured part of the phase
+# (after the warm-up, so the JVM's start and JIT are left out), its peak
+# RSS, and every op's mean and p99 latency. Settings: STORES ("postgres
+# mariadb mariadb-rocksdb"), PERF_REQUESTERS ("1 4 16 64"), PERF_ROUNDS
+# (2), PERF_TIME (30 s measured), PERF_WARMUP (10 s), PERF_RESTORE (1: copy
+# the graph back before every run; 0 runs on what the previous run left).
+# No statement log is on. docs/performance.md records the figures.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+PERF=0
+if [ "${1:-}" = --perf ]; then
+  PERF=1
+  shift
+  STORES="${STORES:-postgres mariadb mariadb-rocksdb}"
+fi
 REF_SRC="${1:-${LINKBENCH_REF_SRC:-}}"
 STORES="${STORES:-postgres mariadb}"
 MAXID1="${MAXID1:-100001}"
@@ -85,11 +103,11 @@ store_start() {
       PGDIR="${LINKBENCH_PG_DIR:-/tmp/linkbench-pg}"
       pg_admin -c "SELECT 1 FROM pg_database WHERE datname = 'linkbench'" | grep -q 1 ||
         pg_admin -c "CREATE DATABASE linkbench OWNER linkbench" ;;
-    mariadb)
+    mariadb | mariadb-rocksdb)
       bash scripts/mariadb.sh start
       PORT="$(bash scripts/mariadb.sh url | sed -E 's|.*:([0-9]+)/.*|\1|')"
       MYDIR="${LINKBENCH_MARIADB_DIR:-/tmp/linkbench-mariadb}" ;;
-    *) die "unknown store $1 (postgres or mariadb)" ;;
+    *) die "unknown store $1 (postgres, mariadb or mariadb-rocksdb)" ;;
   esac
 }
 
@@ -99,8 +117,10 @@ my_admin() { mariadb --no-defaults --socket="$MYDIR/mysqld.sock" -uroot -N -B "$
 # Both drivers connect the same way: database linkbench (PostgreSQL) or
 # linkdb0 (MariaDB), schema linkdb0, user linkbench.
 conn() { echo -D host=127.0.0.1 -D port="$PORT" -D user=linkbench -D password=linkbench -D maxid1="$MAXID1"; }
-lb_config() { case "$1" in postgres) echo config/LinkConfigPgsql.properties ;; mariadb) echo config/LinkConfigMysql.properties ;; esac; }
-ref_config() { case "$1" in postgres) echo "$REF_HOME/config/LinkConfigPgsql.properties" ;; mariadb) echo "$REF_HOME/config/LinkConfigMysql.properties" ;; esac; }
+lb_config() { case "$1" in postgres) echo config/LinkConfigPgsql.properties ;; mariadb*) echo config/LinkConfigMysql.properties ;; esac; }
+ref_config() { case "$1" in postgres) echo "$REF_HOME/config/LinkConfigPgsql.properties" ;; mariadb*) echo "$REF_HOME/config/LinkConfigMysql.properties" ;; esac; }
+# engine STORE: the MariaDB engine linkbench creates the tables with.
+engine() { case "$1" in mariadb-rocksdb) echo -D mysql_engine=rocksdb ;; esac; }
 
 reference() { # STORE ARGS...: runs the reference driver
   local store="$1"; shift
@@ -108,7 +128,7 @@ reference() { # STORE ARGS...: runs the reference driver
 }
 linkbench() { # STORE COMMAND ARGS...: runs linkbench (the binary in LBBIN, default ours)
   local store="$1" cmd="$2"; shift 2
-  "${LBBIN:-$LB}" "$cmd" -c "$(lb_config "$store")" $(conn) --no-results "$@"
+  "${LBBIN:-$LB}" "$cmd" -c "$(lb_config "$store")" $(conn) $(engine "$store") --no-results "$@"
 }
 
 # load_with STORE DRIVER: an empty schema, then DRIVER's load, saved as a
@@ -136,7 +156,7 @@ snapshot_save() {
   case "$1" in
     postgres)
       pg_admin -c "DROP DATABASE IF EXISTS lbsnap_$2" -c "CREATE DATABASE lbsnap_$2 TEMPLATE linkbench STRATEGY FILE_COPY" ;;
-    mariadb)
+    mariadb*)
       my_admin -e "DROP DATABASE IF EXISTS lbsnap_$2; CREATE DATABASE lbsnap_$2"
       my_copy linkdb0 "lbsnap_$2" ;;
   esac
@@ -144,21 +164,26 @@ snapshot_save() {
 snapshot_exists() {
   case "$1" in
     postgres) pg_admin -c "SELECT 1 FROM pg_database WHERE datname = 'lbsnap_$2'" | grep -q 1 ;;
-    mariadb) [ -n "$(my_admin -e "SHOW DATABASES LIKE 'lbsnap_$2'")" ] ;;
+    mariadb*) [ -n "$(my_admin -e "SHOW DATABASES LIKE 'lbsnap_$2'")" ] ;;
   esac
 }
 snapshot_restore() {
   case "$1" in
     postgres)
       pg_admin -c "DROP DATABASE IF EXISTS linkbench WITH (FORCE)" -c "CREATE DATABASE linkbench OWNER linkbench TEMPLATE lbsnap_$2 STRATEGY FILE_COPY" ;;
-    mariadb) my_copy "lbsnap_$2" linkdb0 ;;
+    mariadb*) my_copy "lbsnap_$2" linkdb0 ;;
   esac
 }
 my_copy() { # FROM TO: the graph's tables, rows included
   local t
   for t in linktable counttable nodetable linkbench_meta; do
     if [ -n "$(my_admin -e "SHOW TABLES FROM $1 LIKE '$t'")" ]; then
-      my_admin -e "DROP TABLE IF EXISTS $2.$t; CREATE TABLE $2.$t LIKE $1.$t; INSERT INTO $2.$t SELECT * FROM $1.$t"
+      # RocksDB refuses one transaction of millions of row locks: it
+      # commits as it goes (a variable only its plugin knows).
+      local big=""
+      [ "$(my_admin -e "SELECT engine FROM information_schema.tables WHERE table_schema = '$1' AND table_name = '$t'")" = ROCKSDB ] &&
+        big="SET SESSION rocksdb_commit_in_the_middle = 1;"
+      my_admin -e "$big DROP TABLE IF EXISTS $2.$t; CREATE TABLE $2.$t LIKE $1.$t; INSERT INTO $2.$t SELECT * FROM $1.$t"
     fi
   done
 }
@@ -270,6 +295,68 @@ compare() {
   table "$store, graph loaded by linkbench" "${on_lb[@]}"
 }
 
+# perf_once STORE DRIVER REQUESTERS ROUND: one measured request phase of
+# DRIVER (reference or linkbench) on the graph; prints its figures' file.
+perf_once() {
+  local store="$1" driver="$2" n="$3" round="$4"
+  local dir="$OUT/perf-$store/$n-$driver-$round"
+  mkdir -p "$dir"
+  [ "${PERF_RESTORE:-1}" = 1 ] && snapshot_restore "$store" "$PERF_GRAPH"
+  say "$store: $driver, $n requesters, round $round (${PERF_TIME:-30} s after ${PERF_WARMUP:-10} s of warm-up)"
+  local args=(-D requesters="$n" -D requests=1000000000 -D maxtime="${PERF_TIME:-30}" -D warmup_time="${PERF_WARMUP:-10}")
+  local cmd
+  case "$driver" in
+    reference) cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r) ;;
+    linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") --no-results "${args[@]}") ;;
+  esac
+  "$OUT/vsref" perf -label "$driver" -requesters "$n" -log "$dir/driver.out" -o "$dir/perf.json" -- "${cmd[@]}" >&2 ||
+    die "$driver run failed; see $dir/driver.out"
+  echo "$dir/perf.json"
+}
+
+# perf_compare STORE: one graph (loaded by linkbench: the same graph as the
+# reference's, docs/fidelity.md), then the runs, alternating drivers.
+perf_compare() {
+  local store="$1" n r runs=()
+  store_start "$store"
+  PERF_GRAPH=perf
+  if [ "$REUSE_LOADS" = 1 ] && snapshot_exists "$store" "$PERF_GRAPH"; then
+    say "$store: reusing the graph loaded earlier"
+  else
+    say "$store: loading maxid1=$MAXID1 with linkbench"
+    # init --drop first: a truncate keeps the tables' engine.
+    { linkbench "$store" init --drop && linkbench "$store" load --truncate; } >"$OUT/$store-perf-load.out" 2>&1 ||
+      die "load failed; see $OUT/$store-perf-load.out"
+    snapshot_save "$store" "$PERF_GRAPH"
+  fi
+  case "$store" in
+    mariadb*)
+      local want=InnoDB have
+      [ "$store" = mariadb-rocksdb ] && want=ROCKSDB
+      have="$(my_admin -e "SELECT engine FROM information_schema.tables WHERE table_schema = 'linkdb0' AND table_name = 'linktable'")"
+      [ "$have" = "$want" ] || die "$store: linkdb0.linktable uses $have, not $want (run without REUSE_LOADS)" ;;
+  esac
+  for n in ${PERF_REQUESTERS:-1 4 16 64}; do
+    for r in $(seq 1 "${PERF_ROUNDS:-2}"); do
+      runs+=("$(perf_once "$store" reference "$n" "$r")")
+      runs+=("$(perf_once "$store" linkbench "$n" "$r")")
+    done
+  done
+  "$OUT/vsref" perftable -title "$store: maxid1=$MAXID1, ${PERF_TIME:-30} s measured after ${PERF_WARMUP:-10} s of warm-up, medians of ${PERF_ROUNDS:-2} alternating rounds" "${runs[@]}" |
+    tee -a "$OUT/perf-tables.txt"
+}
+
+perf_main() {
+  reference_jar
+  build_linkbench
+  say "results in $OUT"
+  local store
+  for store in $STORES; do
+    perf_compare "$store"
+  done
+  say "tables in $OUT/perf-tables.txt"
+}
+
 main() {
   reference_jar
   build_linkbench
@@ -282,5 +369,5 @@ main() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  main
+  if [ "$PERF" = 1 ]; then perf_main; else main; fi
 fi

@@ -5,6 +5,8 @@
 //
 //	go run ./bench/vsref measure -format pg|mysql -log FILE -driver-out FILE [-check-out FILE] -label L -o run.json
 //	go run ./bench/vsref table -title T run.json...
+//	go run ./bench/vsref perf -label reference|linkbench -requesters N -log FILE -o perf.json -- DRIVER ARGS...
+//	go run ./bench/vsref perftable -title T perf.json...
 package main
 
 import (
@@ -24,11 +26,20 @@ func main() {
 
 func run(args []string, w io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vsref measure|table ...")
+		return fmt.Errorf("usage: vsref measure|table|perf|perftable ...")
 	}
 	switch args[0] {
 	case "measure":
 		return measureCmd(args[1:])
+	case "perf":
+		return perfCmd(args[1:])
+	case "perftable":
+		fs := flag.NewFlagSet("perftable", flag.ContinueOnError)
+		title := fs.String("title", "", "table title")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		return perfTable(w, *title, fs.Args())
 	case "table":
 		fs := flag.NewFlagSet("table", flag.ContinueOnError)
 		title := fs.String("title", "", "table title")
@@ -50,7 +61,7 @@ func run(args []string, w io.Writer) error {
 		writeTable(w, *title, runs)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (measure or table)", args[0])
+	return fmt.Errorf("unknown command %q (measure, table, perf or perftable)", args[0])
 }
 
 func measureCmd(args []string) error {

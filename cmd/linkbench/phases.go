@@ -22,11 +22,16 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 	}
 	defer closeLog()
 	cfg := e.cfg
-	conc := cfg.Loaders + 1
-	noun, value := "loaders", cfg.Loaders
+	// The store is sized for the phases that run: a run alone needs no
+	// loaders (and a store may choose how it waits from the count).
+	conc, noun, value := 0, "loaders", cfg.Loaders
+	if doLoad {
+		conc = cfg.Loaders + 1
+	}
 	if doRequest && cfg.Requesters > conc {
 		conc, noun, value = cfg.Requesters, "requesters", cfg.Requesters
 	}
+	conc = max(conc, 1)
 	mode, command := store.LockRun, "run"
 	if doLoad {
 		mode, command = store.LockLoad, "load"

@@ -244,6 +244,10 @@ func (a *app) requestProgress(e *env, p workload.Progress, total int64) {
 		e.log.Infof("warming up for %s (not measured)", e.cfg.WarmupTime)
 		return
 	}
+	if p.WarmupDone {
+		e.log.Infof("warm-up done; measuring")
+		return
+	}
 	line := progressLine(p, e.cfg.MaxTime, total)
 	if a.opts.perOp {
 		line += perOpBlock(p.Window)

@@ -14,8 +14,12 @@ type Collector struct {
 	sigfigs      int
 	trackService bool
 
-	mu         sync.Mutex
-	handles    []*Handle
+	mu      sync.Mutex
+	handles []*Handle
+	// spilled holds the full batches workers handed over between ticks
+	// (under spillMu, which a worker takes without holding its handle's).
+	spillMu    sync.Mutex
+	spilled    [graph.NumOps]opRec
 	start      time.Time
 	last       time.Time
 	interval   [graph.NumOps]opRec
@@ -39,7 +43,7 @@ func NewCollector(sigfigs int, trackService bool, start time.Time) *Collector {
 
 // NewHandle returns a recorder for one worker.
 func (c *Collector) NewHandle() *Handle {
-	h := &Handle{sigfigs: c.sigfigs, trackService: c.trackService}
+	h := &Handle{c: c}
 	c.mu.Lock()
 	c.handles = append(c.handles, h)
 	c.mu.Unlock()
@@ -55,6 +59,7 @@ func (c *Collector) Restart(now time.Time) {
 	for _, h := range c.handles {
 		h.drainInto(&scratch)
 	}
+	c.takeSpilled(&scratch)
 	for i := range c.cumulative {
 		c.cumulative[i].reset()
 		c.interval[i].reset()
@@ -75,6 +80,7 @@ func (c *Collector) Tick(now time.Time) Interval {
 	for _, h := range c.handles {
 		h.drainInto(&c.interval)
 	}
+	c.takeSpilled(&c.interval)
 	iv := Interval{
 		Start:   c.last.Sub(c.start),
 		End:     now.Sub(c.start),
@@ -105,6 +111,29 @@ func (c *Collector) Tick(now time.Time) Interval {
 	c.last = now
 	c.series = append(c.series, iv)
 	return iv
+}
+
+// spill adds a worker's full batch of samples to the spilled histograms.
+func (c *Collector) spill(samples []sample) {
+	c.spillMu.Lock()
+	recordSamples(&c.spilled, samples, c.sigfigs, c.trackService)
+	c.spillMu.Unlock()
+}
+
+// takeSpilled merges the spilled histograms into dst and resets them. The
+// caller holds c.mu.
+func (c *Collector) takeSpilled(dst *[graph.NumOps]opRec) {
+	c.spillMu.Lock()
+	defer c.spillMu.Unlock()
+	for i := range c.spilled {
+		r := &c.spilled[i]
+		if r.latency == nil || r.latency.TotalCount() == 0 {
+			continue
+		}
+		mergeHist(&dst[i].latency, r.latency, c.sigfigs)
+		mergeHist(&dst[i].service, r.service, c.sigfigs)
+		r.reset()
+	}
 }
 
 func isLoadOp(op graph.Op) bool {

@@ -13,24 +13,44 @@ const (
 	highestValue = int64(3600) * 1e9
 )
 
+// batchSize is how many samples a worker keeps before it adds them to the
+// collector's histograms itself (the collector also takes them on each
+// tick). Workers keep samples, not histograms: a histogram of one hour at 3
+// digits is 256 KiB, and one per op per worker made the driver's memory
+// grow by megabytes per requester.
+const batchSize = 1024
+
 // opRec is the record of one op type over one period.
 type opRec struct {
+	counts
+	latency *hdr.Histogram // from intended start, ns
+	service *hdr.Histogram // from actual send, ns; only when tracked
+}
+
+// counts are an op's counters over one period.
+type counts struct {
 	count, errors, retries int64
 	// reconnects are the failures on a lost connection (the store
 	// reconnects on its next call).
 	reconnects int64
-	latency    *hdr.Histogram // from intended start, ns
-	service    *hdr.Histogram // from actual send, ns; only when tracked
+}
+
+func (c *counts) add(o *counts) {
+	c.count += o.count
+	c.errors += o.errors
+	c.retries += o.retries
+	c.reconnects += o.reconnects
+}
+
+func (c *counts) empty() bool {
+	return c.count == 0 && c.errors == 0 && c.retries == 0 && c.reconnects == 0
 }
 
 func clamp(v int64) int64 { return min(max(v, lowestValue), highestValue) }
 
 // merge adds src into r, allocating r's histograms on first use.
 func (r *opRec) merge(src *opRec, sigfigs int) {
-	r.count += src.count
-	r.errors += src.errors
-	r.retries += src.retries
-	r.reconnects += src.reconnects
+	r.counts.add(&src.counts)
 	mergeHist(&r.latency, src.latency, sigfigs)
 	mergeHist(&r.service, src.service, sigfigs)
 }
@@ -39,18 +59,20 @@ func mergeHist(dst **hdr.Histogram, src *hdr.Histogram, sigfigs int) {
 	if src == nil || src.TotalCount() == 0 {
 		return
 	}
-	if *dst == nil {
-		*dst = hdr.New(lowestValue, highestValue, sigfigs)
-	}
+	(*dst) = histOf(*dst, sigfigs)
 	(*dst).Merge(src)
 }
 
-func (r *opRec) empty() bool {
-	return r.count == 0 && r.errors == 0 && r.retries == 0 && r.reconnects == 0
+// histOf returns h, or a new histogram when h is nil.
+func histOf(h *hdr.Histogram, sigfigs int) *hdr.Histogram {
+	if h == nil {
+		h = hdr.New(lowestValue, highestValue, sigfigs)
+	}
+	return h
 }
 
 func (r *opRec) reset() {
-	r.count, r.errors, r.retries, r.reconnects = 0, 0, 0, 0
+	r.counts = counts{}
 	if r.latency != nil {
 		r.latency.Reset()
 	}
@@ -59,14 +81,63 @@ func (r *opRec) reset() {
 	}
 }
 
+// sample is one recorded value: a latency and service time (ns), or a
+// plain value such as a list length.
+type sample struct {
+	latency, service int64
+	op               graph.Op
+	plain            bool
+}
+
+// recordSamples adds samples to recs' histograms (the caller owns recs).
+func recordSamples(recs *[graph.NumOps]opRec, samples []sample, sigfigs int, trackService bool) {
+	for i := range samples {
+		s := &samples[i]
+		r := &recs[s.op]
+		r.latency = histOf(r.latency, sigfigs)
+		if s.plain {
+			_ = r.latency.RecordValue(min(max(s.latency, 0), highestValue))
+			continue
+		}
+		_ = r.latency.RecordValue(clamp(s.latency))
+		if trackService {
+			r.service = histOf(r.service, sigfigs)
+			_ = r.service.RecordValue(clamp(s.service))
+		}
+	}
+}
+
 // Handle is one worker's recorder. Only its worker calls Record; the
 // collector drains it on each tick, so its mutex is uncontended but for
 // that instant.
 type Handle struct {
-	mu           sync.Mutex
-	sigfigs      int
-	trackService bool
-	ops          [graph.NumOps]opRec
+	c      *Collector
+	mu     sync.Mutex
+	counts [graph.NumOps]counts
+	batch  []sample
+	spare  []sample
+}
+
+// add appends s to the batch and, when the batch is full, hands it to the
+// collector. The caller holds h.mu; add releases it.
+func (h *Handle) add(s sample) {
+	if h.batch == nil {
+		h.batch = make([]sample, 0, batchSize)
+	}
+	h.batch = append(h.batch, s)
+	if len(h.batch) < batchSize {
+		h.mu.Unlock()
+		return
+	}
+	full := h.batch
+	h.batch, h.spare = h.spare, nil
+	h.mu.Unlock()
+	h.c.spill(full)
+	h.mu.Lock()
+	if h.spare == nil {
+		h.spare = full[:0]
+	}
+	h.mu.Unlock()
 }
 
 // Record adds one finished operation: latency from its intended start and
@@ -75,7 +146,7 @@ type Handle struct {
 // error; its latency is not mixed with the successful ones.
 func (h *Handle) Record(op graph.Op, latency, service int64, failed bool, retries int) {
 	h.mu.Lock()
-	r := &h.ops[op]
+	r := &h.counts[op]
 	r.retries += int64(retries)
 	if failed {
 		r.errors++
@@ -83,49 +154,33 @@ func (h *Handle) Record(op graph.Op, latency, service int64, failed bool, retrie
 		return
 	}
 	r.count++
-	if r.latency == nil {
-		r.latency = hdr.New(lowestValue, highestValue, h.sigfigs)
-	}
-	_ = r.latency.RecordValue(clamp(latency))
-	if h.trackService {
-		if r.service == nil {
-			r.service = hdr.New(lowestValue, highestValue, h.sigfigs)
-		}
-		_ = r.service.RecordValue(clamp(service))
-	}
-	h.mu.Unlock()
+	h.add(sample{latency: latency, service: service, op: op})
 }
 
 // RecordReconnect counts a failure of op on a lost connection, after
 // which the store reconnects (the failure itself is recorded by Record).
 func (h *Handle) RecordReconnect(op graph.Op) {
 	h.mu.Lock()
-	h.ops[op].reconnects++
+	h.counts[op].reconnects++
 	h.mu.Unlock()
 }
 
 // RecordValue adds a plain value, such as a RANGE_SIZE list length, to op.
 func (h *Handle) RecordValue(op graph.Op, v int64) {
 	h.mu.Lock()
-	r := &h.ops[op]
-	r.count++
-	if r.latency == nil {
-		r.latency = hdr.New(lowestValue, highestValue, h.sigfigs)
-	}
-	_ = r.latency.RecordValue(min(max(v, 0), highestValue))
-	h.mu.Unlock()
+	h.counts[op].count++
+	h.add(sample{latency: v, op: op, plain: true})
 }
 
-// drainInto adds this handle's records to dst and resets them.
+// drainInto adds this handle's counters and samples to dst and resets
+// them. The caller holds the collector's mutex.
 func (h *Handle) drainInto(dst *[graph.NumOps]opRec) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for i := range h.ops {
-		src := &h.ops[i]
-		if src.empty() {
-			continue
-		}
-		dst[i].merge(src, h.sigfigs)
-		src.reset()
+	for i := range h.counts {
+		dst[i].counts.add(&h.counts[i])
+		h.counts[i] = counts{}
 	}
+	recordSamples(dst, h.batch, h.c.sigfigs, h.c.trackService)
+	h.batch = h.batch[:0]
 }

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -119,5 +120,35 @@ func TestTakeWindowMergesEveryOp(t *testing.T) {
 	c.Tick(time.Unix(3, 0))
 	if w := c.TakeWindow(); w.Seconds != 1 || w.Count != 0 {
 		t.Errorf("second window %+v", w)
+	}
+}
+
+// TestWorkersKeepNoHistograms: the memory a worker's handle takes does not
+// depend on the histograms' range. With a histogram per op per worker, 64
+// requesters doing every op took 64 × 11 × 256 KiB (180 MiB) before the
+// first tick.
+func TestWorkersKeepNoHistograms(t *testing.T) {
+	start := time.Unix(1000, 0)
+	c := NewCollector(3, true, start)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const workers = 64
+	for w := 0; w < workers; w++ {
+		h := c.NewHandle()
+		for op := graph.Op(0); op < graph.Op(graph.NumRequestOps); op++ {
+			for i := 0; i < 100; i++ {
+				h.Record(op, int64(i+1)*1000, int64(i+1)*1000, false, 0)
+			}
+		}
+		h.RecordValue(graph.RangeSize, 7)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > workers*64<<10 {
+		t.Errorf("%d handles allocated %d KiB, want at most 64 KiB each", workers, grew>>10)
+	}
+	iv := c.Tick(start.Add(time.Second))
+	if want := int64(workers * graph.NumRequestOps * 100); iv.Count != want {
+		t.Errorf("interval count %d, want %d", iv.Count, want)
 	}
 }

@@ -46,11 +46,14 @@ func NewGens(cfg *config.Config) (Gens, error) {
 }
 
 // Progress is a snapshot the request phase reports every progressfreq
-// seconds (and once at the start of the warm-up).
+// seconds, and once at the start and once at the end of a warm-up.
 type Progress struct {
 	Elapsed time.Duration
 	Warmup  bool
-	Done    int64 // recorded requests so far
+	// WarmupDone marks the report made when the warm-up ends and the
+	// measurement begins.
+	WarmupDone bool
+	Done       int64 // recorded requests so far
 	// Window holds the figures since the previous progress report.
 	Window stats.Window
 	// Requesters is the number of requesters still running.
@@ -374,6 +377,9 @@ func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time
 		select {
 		case <-finished:
 		case <-time.After(w):
+			if p.OnProgress != nil {
+				p.OnProgress(Progress{WarmupDone: true})
+			}
 		}
 	}
 	t := time.NewTicker(p.Tick)

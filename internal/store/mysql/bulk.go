@@ -217,7 +217,7 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	if err := s.r.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
 		return store.Description{}, classify(err)
 	}
-	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "engine": s.engine, "server_kind": serverKind(v)}}
+	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "engine": s.engine, "server_kind": serverKind(v), "io_mode": s.socks.dialer.Mode.String()}}
 	if serverKind(v) == "TiDB" {
 		d.Settings["engine"] = "TiDB (its own storage; mysql_engine does not apply)"
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
-	"time"
+
+	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
 // go-sql-driver watches the context of every statement with a goroutine
@@ -28,6 +28,7 @@ import (
 
 // sockets are the store's open connections, for abort.
 type sockets struct {
+	dialer  netconn.Dialer
 	mu      sync.Mutex
 	m       map[*trackedConn]struct{}
 	aborted atomic.Bool // abort has run at least once
@@ -68,30 +69,20 @@ func (c *trackedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// Write discards what the driver sends on an aborted socket (its goodbye
-// when the pool drops the connection) instead of failing, which the
-// driver would log; reads fail, so no statement can succeed on it.
+// Write fails on an aborted socket before sending a byte, so the driver
+// reports the connection bad and the pool retries the statement on another
+// one (the driver's log line about it is dropped by driverLog).
 func (c *trackedConn) Write(b []byte) (int, error) {
 	if c.aborted.Load() {
-		return len(b), nil
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}
 	}
 	return c.Conn.Write(b)
 }
 
-// SyscallConn keeps go-sql-driver's liveness check of pooled connections.
-func (c *trackedConn) SyscallConn() (syscall.RawConn, error) {
-	sc, ok := c.Conn.(syscall.Conn)
-	if !ok {
-		return nil, syscall.EINVAL
-	}
-	return sc.SyscallConn()
-}
-
-// dial is the connector's dial function: go-sql-driver's own dial
-// (TCP keep-alive included) with the socket registered.
+// dial is the connector's dial function: a connection of the store's
+// io_mode (TCP keep-alive included) with the socket registered.
 func (s *sockets) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	d := net.Dialer{KeepAlive: 15 * time.Second}
-	c, err := d.DialContext(ctx, network, addr)
+	c, err := s.dialer.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
 // Name is the store's registered name.
@@ -54,6 +55,7 @@ type Store struct {
 	droppedIdx bool
 	st         stmts
 	noInfile   atomic.Bool // the server refused LOAD DATA LOCAL INFILE
+	release    func()      // gives back the Ps reserved for blocking connections
 	cfg        *gomysql.Config
 	logf       func(string, ...any)
 }
@@ -157,14 +159,28 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, cfg: cfg, logf: o.Logf}
+	n := max(o.Concurrency, 1) + 2
+	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, p.Where("io_mode"))
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}, cfg: cfg, logf: o.Logf}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
-	n := max(o.Concurrency, 1) + 2
+	s.socks.dialer = netconn.Dialer{Mode: mode, Timeout: cfg.Timeout}
+	if mode == netconn.Blocking {
+		// Each user holds one connection of one pool at a time.
+		s.release = netconn.Reserve(n)
+	}
 	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()
 		c.InterpolateParams = interpolate
+		// No peek at the socket before each statement (a syscall per
+		// request, 3 % of the driver's CPU): a connection the server
+		// dropped fails its next statement, which the requester counts and
+		// retries on a new one, as the reference's JDBC connection does.
+		c.CheckConnLiveness = false
 		own := make(map[string]string, len(c.Params)+len(params))
 		for k, v := range c.Params {
 			own[k] = v
@@ -297,5 +313,6 @@ func (s *Store) Close() error {
 			errs = append(errs, db.Close())
 		}
 	}
+	s.release()
 	return errors.Join(errs...)
 }

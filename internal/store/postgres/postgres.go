@@ -19,6 +19,7 @@ import (
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
 // Name is the store's registered name.
@@ -52,6 +53,8 @@ type Store struct {
 	q          queries      // request-phase statements
 	deferIndex bool
 	droppedIdx bool
+	ioMode     netconn.Mode
+	release    func()                   // gives back the Ps reserved for blocking connections
 	lockConn   atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks
 }
 
@@ -124,11 +127,18 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, p.Where("io_mode"))
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnConfig.DialFunc = netconn.Dialer{Mode: mode, Timeout: cfg.ConnConfig.ConnectTimeout}.DialContext
 	s := &Store{
 		addr:       net.JoinHostPort(cfg.ConnConfig.Host, fmt.Sprint(cfg.ConnConfig.Port)),
 		db:         cfg.ConnConfig.Database,
 		deferIndex: deferIdx,
 		raw:        store.TableNames(p),
+		ioMode:     mode,
+		release:    func() {},
 	}
 	s.schema = store.String(p, "pg_schema", store.DatabaseName(p, "linkdb0"))
 	q := func(t string) string { return pgx.Identifier{s.schema, t}.Sanitize() }
@@ -136,6 +146,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	s.q = s.buildQueries()
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
+	if mode == netconn.Blocking {
+		s.release = netconn.Reserve(int(cfg.MaxConns))
+	}
 	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
 	if err == nil {
 		err = s.pool.Ping(pctx)
@@ -144,6 +157,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		if s.pool != nil {
 			s.pool.Close()
 		}
+		s.release()
 		return nil, s.connectError(err, cfg.ConnConfig.User)
 	}
 	return s, nil
@@ -219,5 +233,6 @@ func (s *Store) Close() error {
 		cancel()
 	}
 	s.pool.Close()
+	s.release()
 	return nil
 }

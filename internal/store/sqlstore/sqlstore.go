@@ -164,9 +164,13 @@ func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifi
 	defer rows.Close()
 	for rows.Next() {
 		l := graph.Link{ID1: id1, LinkType: lt, Visibility: graph.VisibilityDefault}
-		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &l.Version); err != nil {
+		// Into int64: database/sql converts an integer into a narrower one
+		// by formatting and parsing it.
+		var ver int64
+		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &ver); err != nil {
 			return dst, classify(err)
 		}
+		l.Version = int32(ver)
 		dst = append(dst, l)
 	}
 	return dst, classify(rows.Err())
@@ -177,9 +181,11 @@ func ScanLinks(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classif
 	defer rows.Close()
 	for rows.Next() {
 		l := graph.Link{ID1: id1, LinkType: lt}
-		if err := rows.Scan(&l.ID2, &l.Visibility, &l.Data, &l.Time, &l.Version); err != nil {
+		var vis, ver int64 // as in ScanList
+		if err := rows.Scan(&l.ID2, &vis, &l.Data, &l.Time, &ver); err != nil {
 			return dst, classify(err)
 		}
+		l.Visibility, l.Version = uint8(vis), int32(ver)
 		dst = append(dst, l)
 	}
 	return dst, classify(rows.Err())

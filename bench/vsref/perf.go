@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Perf is what one measured request phase of a driver cost: its rate,
+// the driver process's CPU over the measured part of the phase (after the
+// warm-up, which for the reference also leaves the JIT's start out), its
+// peak resident memory, and each op's mean and p99 latency.
+type Perf struct {
+	Label        string            `json:"label"`
+	Requesters   int               `json:"requesters"`
+	Requests     int64             `json:"requests"`
+	Seconds      float64           `json:"seconds"` // of the measured phase, as the driver reports it
+	RequestsPerS float64           `json:"requests_per_sec"`
+	CPUSec       float64           `json:"cpu_sec"` // user + system over the measured window
+	WindowSec    float64           `json:"window_sec"`
+	CPUPerReqUs  float64           `json:"cpu_per_request_us"`
+	PeakRSSKB    int64             `json:"peak_rss_kb"`
+	Ops          map[string]OpPerf `json:"ops"`
+}
+
+// OpPerf is one op's latency. The reference's default histogram gives the
+// p99 as a bucket; its upper bound is kept (linkbench's is exact).
+type OpPerf struct {
+	Count  int64   `json:"count"`
+	MeanMs float64 `json:"mean_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+}
+
+// The moments both drivers announce: the end of the warm-up (the
+// reference once per requester, linkbench once) and the end of the phase.
+var (
+	reWarmupDone = regexp.MustCompile(`warmup finished|warm-up done`)
+	rePhaseDone  = regexp.MustCompile(`REQUEST PHASE COMPLETED\. (\d+) requests done in (\d+) seconds\. Requests/second = (\d+)`)
+	// The reference: "GET_NODE count = 45370  p25 = [0.1,0.2]ms ... p99 = [3,4]ms  max = 98.815ms  mean = 0.346ms".
+	reRefOp = regexp.MustCompile(`\b([A-Z_]+) count = (\d+) .*p99 = \[[0-9.]+,([0-9.]+)\]ms .*mean = ([0-9.]+)ms`)
+	// linkbench's table: "GET_NODE  count errors retries ops/s p25 p50 p75 p95 p99 p99.9 max mean" (ms).
+	reLBOp = regexp.MustCompile(`^([A-Z_]+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s*$`)
+)
+
+// perfCmd runs a driver (the command after --), samples its CPU from
+// /proc when its warm-up ends and when its phase ends, and writes a Perf.
+func perfCmd(args []string) error {
+	fs := flag.NewFlagSet("perf", flag.ContinueOnError)
+	label := fs.String("label", "", "name of the run in the tables")
+	requesters := fs.Int("requesters", 0, "requesters of the run (for the tables)")
+	out := fs.String("o", "", "the run's figures (JSON)")
+	logPath := fs.String("log", "", "the driver's output (stdout and stderr)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	argv := fs.Args()
+	if len(argv) == 0 || *out == "" || *logPath == "" {
+		return fmt.Errorf("usage: vsref perf -label L -requesters N -log FILE -o run.json -- command args...")
+	}
+	logf, err := os.Create(*logPath)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait(); pw.Close() }()
+
+	p := Perf{Label: *label, Requesters: *requesters, Ops: map[string]OpPerf{}}
+	var cpuA, cpuB float64
+	var tA, tB time.Time
+	sc := bufio.NewScanner(pr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		fmt.Fprintln(logf, line)
+		switch {
+		case tA.IsZero() && reWarmupDone.MatchString(line):
+			tA, cpuA = time.Now(), procCPU(cmd.Process.Pid)
+		case rePhaseDone.MatchString(line):
+			tB, cpuB = time.Now(), procCPU(cmd.Process.Pid)
+			m := rePhaseDone.FindStringSubmatch(line)
+			p.Requests, _ = strconv.ParseInt(m[1], 10, 64)
+			p.Seconds, _ = strconv.ParseFloat(m[2], 64)
+			p.RequestsPerS, _ = strconv.ParseFloat(m[3], 64)
+		}
+		if m := reRefOp.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			p99, _ := strconv.ParseFloat(m[3], 64)
+			mean, _ := strconv.ParseFloat(m[4], 64)
+			p.Ops[m[1]] = OpPerf{Count: n, MeanMs: mean, P99Ms: p99}
+		} else if m := reLBOp.FindStringSubmatch(strings.TrimSpace(line)); m != nil && isOp(m[1]) {
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			p99, _ := strconv.ParseFloat(m[7], 64)
+			mean, _ := strconv.ParseFloat(m[10], 64)
+			p.Ops[m[1]] = OpPerf{Count: n, MeanMs: mean, P99Ms: p99}
+		}
+	}
+	if err := <-waitErr; err != nil {
+		return fmt.Errorf("%s: %v (output in %s)", *label, err, *logPath)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		p.PeakRSSKB = ru.Maxrss
+	}
+	if tA.IsZero() || tB.IsZero() || p.Requests == 0 {
+		return fmt.Errorf("%s: the output has no end of warm-up or no REQUEST PHASE COMPLETED line (see %s)", *label, *logPath)
+	}
+	p.CPUSec = cpuB - cpuA
+	p.WindowSec = tB.Sub(tA).Seconds()
+	p.CPUPerReqUs = p.CPUSec * 1e6 / float64(p.Requests)
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*out, b, 0o644)
+}
+
+func isOp(s string) bool {
+	switch s {
+	case "ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK", "MULTIGET_LINK", "GET_LINKS_LIST", "ADD_NODE", "UPDATE_NODE", "DELETE_NODE", "GET_NODE":
+		return true
+	}
+	return false
+}
+
+// procCPU is the process's user + system CPU in seconds (all threads).
+func procCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	// Fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / clockTicks
+}
+
+// clockTicks is USER_HZ, 100 on Linux.
+const clockTicks = 100

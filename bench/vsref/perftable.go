@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// perfTable prints the runs of perfCmd side by side: per requester count,
+// the median over rounds of each driver's rate, CPU per request and peak
+// RSS with linkbench's ratio to the reference, then every op's mean and
+// p99 latency, and whether issue 22's bounds hold in each cell.
+func perfTable(w io.Writer, title string, paths []string) error {
+	type key struct {
+		driver string
+		n      int
+	}
+	runs := map[key][]Perf{}
+	counts := map[int]bool{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var r Perf
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		k := key{r.Label, r.Requesters}
+		runs[k] = append(runs[k], r)
+		counts[r.Requesters] = true
+	}
+	ns := make([]int, 0, len(counts))
+	for n := range counts {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	med := func(rs []Perf, f func(Perf) float64) float64 {
+		v := make([]float64, 0, len(rs))
+		for _, r := range rs {
+			v = append(v, f(r))
+		}
+		return median(v)
+	}
+	fmt.Fprintf(w, "\n%s\n", title)
+	fmt.Fprintf(w, "%10s | %9s %9s %6s | %8s %8s %6s | %8s %8s %6s | %s\n", "requesters",
+		"ref req/s", "lb req/s", "ratio", "ref us/r", "lb us/r", "ratio", "ref MB", "lb MB", "ratio", "rounds")
+	var failed []string
+	for _, n := range ns {
+		ref, lb := runs[key{"reference", n}], runs[key{"linkbench", n}]
+		if len(ref) == 0 || len(lb) == 0 {
+			continue
+		}
+		rr, lr := med(ref, func(p Perf) float64 { return p.RequestsPerS }), med(lb, func(p Perf) float64 { return p.RequestsPerS })
+		rc, lc := med(ref, func(p Perf) float64 { return p.CPUPerReqUs }), med(lb, func(p Perf) float64 { return p.CPUPerReqUs })
+		rm, lm := med(ref, func(p Perf) float64 { return float64(p.PeakRSSKB) / 1024 }), med(lb, func(p Perf) float64 { return float64(p.PeakRSSKB) / 1024 })
+		fmt.Fprintf(w, "%10d | %9.0f %9.0f %6.2f | %8.1f %8.1f %6.2f | %8.0f %8.0f %6.2f | %d+%d\n", n,
+			rr, lr, lr/rr, rc, lc, lc/rc, rm, lm, lm/rm, len(ref), len(lb))
+		if lr < rr {
+			failed = append(failed, fmt.Sprintf("%d requesters: throughput %.0f < %.0f", n, lr, rr))
+		}
+		if lc > rc {
+			failed = append(failed, fmt.Sprintf("%d requesters: CPU per request %.1f > %.1f us", n, lc, rc))
+		}
+		if lm*3 > rm {
+			failed = append(failed, fmt.Sprintf("%d requesters: peak RSS %.0f MB > a third of %.0f MB", n, lm, rm))
+		}
+	}
+	ops := []string{"ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK", "MULTIGET_LINK", "GET_LINKS_LIST", "ADD_NODE", "UPDATE_NODE", "DELETE_NODE", "GET_NODE"}
+	fmt.Fprintf(w, "\nmean / p99 latency, ms (medians; the reference's p99 is its bucket's upper bound)\n%-15s", "op")
+	for _, n := range ns {
+		fmt.Fprintf(w, " | %-31s", fmt.Sprintf("%d requesters: ref / lb", n))
+	}
+	fmt.Fprintln(w)
+	for _, op := range ops {
+		fmt.Fprintf(w, "%-15s", op)
+		for _, n := range ns {
+			ref, lb := runs[key{"reference", n}], runs[key{"linkbench", n}]
+			opOf := func(f func(OpPerf) float64) func(Perf) float64 {
+				return func(p Perf) float64 { return f(p.Ops[op]) }
+			}
+			rmean, lmean := med(ref, opOf(func(o OpPerf) float64 { return o.MeanMs })), med(lb, opOf(func(o OpPerf) float64 { return o.MeanMs }))
+			rp99, lp99 := med(ref, opOf(func(o OpPerf) float64 { return o.P99Ms })), med(lb, opOf(func(o OpPerf) float64 { return o.P99Ms }))
+			mark := " "
+			if lmean > rmean {
+				mark = "!"
+				failed = append(failed, fmt.Sprintf("%d requesters: %s mean %.3f > %.3f ms", n, op, lmean, rmean))
+			}
+			fmt.Fprintf(w, " | %6.3f / %6.3f%s %6.2f / %6.2f", rmean, lmean, mark, rp99, lp99)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(failed) == 0 {
+		fmt.Fprintln(w, "\nlinkbench <= reference in every cell (throughput, CPU per request, every op's mean latency; RSS <= 1/3)")
+	} else {
+		fmt.Fprintf(w, "\ncells where linkbench is not better:\n  %s\n", strings.Join(failed, "\n  "))
+	}
+	return nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

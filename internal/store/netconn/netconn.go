@@ -1,0 +1,136 @@
+// Package netconn dials the server stores' connections in one of two ways
+// of waiting for the server: Go's network poller (the default net.Conn), or
+// a connection whose reads block their thread in the kernel, as a Java
+// client's do.
+//
+// Why the second exists: a requester spends most of its time waiting for
+// one answer. With the poller, every answer wakes a parked goroutine: the
+// runtime's poller notices the socket is readable, a thread is woken (or
+// leaves its spin) to run the goroutine, and the thread that ran it looks
+// for work before it sleeps again. On a machine with few cores and few
+// requesters that bookkeeping costs more CPU than the query's own system
+// calls. A blocking connection instead reads with a plain read(2) that the
+// runtime does not see as a system call: the goroutine keeps its thread and
+// its P while the kernel holds it, and the kernel wakes that very thread
+// when the answer arrives. The price is one P per waiting connection, so the
+// caller reserves them (Reserve), and more threads than cores when many
+// requesters wait at once, where the poller is cheaper again.
+//
+// The runtime can still preempt a goroutine that waits: the socket has a
+// receive timeout, so the signal the runtime sends to preempt it (or to stop
+// the world for the garbage collector) interrupts the read instead of
+// restarting it, and the goroutine yields before it reads again.
+package netconn
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode is how a connection waits for the server.
+type Mode int
+
+const (
+	// Poller is Go's network poller: a goroutine parks while it waits.
+	Poller Mode = iota
+	// Blocking reads block the goroutine's thread in the kernel.
+	Blocking
+)
+
+// String is the io_mode value of m.
+func (m Mode) String() string {
+	if m == Blocking {
+		return "blocking"
+	}
+	return "poller"
+}
+
+// autoLimitPerCPU is how many concurrent users per CPU io_mode=auto still
+// serves with blocking connections. Above it the threads that wait in the
+// kernel outnumber the cores so much that the poller's shared wake-ups are
+// cheaper (measured in docs/performance.md).
+const autoLimitPerCPU = 4
+
+// ParseMode reads an io_mode value: poller, blocking, or auto (blocking
+// when concurrency, the number of goroutines that use the store at once, is
+// at most autoLimitPerCPU per CPU, else poller). where names the key's
+// origin for the error message.
+func ParseMode(v string, concurrency int, where string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "auto":
+		if concurrency <= autoLimitPerCPU*runtime.NumCPU() {
+			return Blocking, nil
+		}
+		return Poller, nil
+	case "poller":
+		return Poller, nil
+	case "blocking":
+		return Blocking, nil
+	}
+	return Poller, fmt.Errorf("io_mode (%s): %q is not a mode; use auto, blocking or poller", where, v)
+}
+
+// Dialer opens connections in one mode.
+type Dialer struct {
+	Mode Mode
+	// Timeout bounds connection establishment (0: 30 s).
+	Timeout time.Duration
+	// KeepAlive is the TCP keep-alive period (0: 15 s; negative: off).
+	KeepAlive time.Duration
+}
+
+// DialContext connects to addr ("host:port" for tcp, a path for unix).
+func (d Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	ka := d.KeepAlive
+	if ka == 0 {
+		ka = 15 * time.Second
+	}
+	timeout := d.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if d.Mode != Blocking {
+		nd := net.Dialer{Timeout: timeout, KeepAlive: ka}
+		return nd.DialContext(ctx, network, addr)
+	}
+	return dialBlocking(ctx, network, addr, timeout, ka)
+}
+
+// reserved counts the Ps added by Reserve, so overlapping reservations
+// (two stores in one process) add up and give back exactly what they took.
+var reserved struct {
+	sync.Mutex
+	n, base int
+}
+
+// Reserve raises GOMAXPROCS by n for blocking connections: each connection
+// that waits in the kernel holds a P, and the other goroutines (timers,
+// statistics, the garbage collector) must still find one. The returned
+// function gives them back. Poller mode needs none; callers reserve only
+// for Blocking.
+func Reserve(n int) (release func()) {
+	if n <= 0 {
+		return func() {}
+	}
+	reserved.Lock()
+	if reserved.n == 0 {
+		reserved.base = runtime.GOMAXPROCS(0)
+	}
+	reserved.n += n
+	runtime.GOMAXPROCS(reserved.base + reserved.n)
+	reserved.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			reserved.Lock()
+			reserved.n -= n
+			runtime.GOMAXPROCS(reserved.base + reserved.n)
+			reserved.Unlock()
+		})
+	}
+}
