@@ -16,6 +16,7 @@ import (
 	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/run"
 	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 )
@@ -95,7 +96,7 @@ func (a *app) check(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
-	if err := checkSchema(ctx, st); err != nil {
+	if err := run.CheckSchema(ctx, st); err != nil {
 		return err
 	}
 	sc, ok := st.(store.Scanner)

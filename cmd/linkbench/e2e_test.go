@@ -278,7 +278,8 @@ func TestSweepWritesCurveAndBundles(t *testing.T) {
 	// The memory store starts empty in every process: a sweep is refused
 	// unless --ignore-graph, which the results record.
 	args := []string{"sweep", "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=2001",
-		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1"}
+		"-D", "nlinks_func=const", "-D", "nlinks_default=3", "-D", "requesters=2", "--rates", "200,400", "--point-time", "1",
+		"-D", "arrival_rate=50", "-D", "maxtime=7"}
 	if _, errOut, code := runCLI(t, dir, args...); code != 1 || !strings.Contains(errOut, "refusing to sweep: the store holds no graph") {
 		t.Fatalf("sweep of an empty store: exit %d\n%s", code, errOut)
 	}
@@ -293,6 +294,35 @@ func TestSweepWritesCurveAndBundles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(points[0]); !strings.Contains(string(b), `"ignored": true`) {
 		t.Errorf("a point's summary.json does not record --ignore-graph:\n%.600s", b)
+	}
+	// Each point's results record the settings it ran with (its rate and
+	// --point-time), not the file's, and say where they came from.
+	rates := map[string]bool{}
+	for _, p := range points {
+		var r struct {
+			Config []struct{ Key, Value, Origin string } `json:"config"`
+		}
+		b, _ := os.ReadFile(p)
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range r.Config {
+			switch {
+			case e.Key == "arrival_rate":
+				rates[e.Value] = true
+				fallthrough
+			case e.Key == "maxtime":
+				if !strings.HasPrefix(e.Origin, "sweep point") {
+					t.Errorf("%s: %s = %s from %q, want a sweep point's", p, e.Key, e.Value, e.Origin)
+				}
+				if e.Key == "maxtime" && e.Value != "1" {
+					t.Errorf("%s: maxtime = %s, want the point's 1", p, e.Value)
+				}
+			}
+		}
+	}
+	if !rates["200"] || !rates["400"] {
+		t.Errorf("the points record arrival_rate %v, want 200 and 400", rates)
 	}
 	page, _ := os.ReadFile(filepath.Join(filepath.Dir(sweeps[0]), "report.html"))
 	for _, want := range []string{`id="throughput"`, `id="latency-get_node"`, "Latency of all requests against throughput"} {

@@ -15,24 +15,6 @@ import (
 	"github.com/linkbench/linkbench/internal/workload"
 )
 
-// loopedEnv returns the environment of one request phase: with loops = N
-// the phase runs N consecutive windows of maxtime after one warm-up, so its
-// config is a derived copy whose maxtime is the whole (the recorded
-// config keeps the keys as given).
-func loopedEnv(e *env) *env {
-	if e.cfg.Loops <= 1 {
-		return e
-	}
-	if e.cfg.Requests > 0 {
-		e.log.Warnf("loops = %d with requests = %d per requester: the run ends at whichever comes first (requests = 0 runs every loop for its maxtime)", e.cfg.Loops, e.cfg.Requests)
-	}
-	cfg := *e.cfg
-	cfg.MaxTime = e.cfg.MaxTime * time.Duration(e.cfg.Loops)
-	pe := *e
-	pe.cfg = &cfg
-	return &pe
-}
-
 // loopTracker cuts a request phase into loops of maxtime each as its
 // intervals close: per loop it keeps the ops (percentiles from the
 // difference of the cumulative histograms at the loop's two ends), the
@@ -48,7 +30,7 @@ type loopTracker struct {
 	prev  map[graph.Op]*hdr.Histogram
 	cur   []stats.Interval
 	loops []report.Loop
-	hung  bool // the phase ended with requests the store left waiting
+	hung  bool // the store hung: its size is not asked
 }
 
 // trackLoops makes the tracker and hooks it into the phase's callbacks
@@ -118,9 +100,9 @@ func (lt *loopTracker) close(last bool) {
 	}
 }
 
-// finish closes the last loop once the phase has returned; after a phase
-// whose store hung the size is not asked (it would wait for the same
-// server).
+// finish closes the last loop once the phase has returned. The size of a
+// store that hung is not asked (it would wait for its timeout past the
+// phase's hard end).
 func (lt *loopTracker) finish(hung bool) {
 	lt.hung = hung
 	lt.close(true)

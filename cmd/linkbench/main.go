@@ -30,11 +30,11 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(exitCode(os.Args[1:]))
 }
 
-// run executes the command line and returns the process exit code.
-func run(args []string) int {
+// exitCode executes the command line and returns the process exit code.
+func exitCode(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	sig := make(chan os.Signal, 1)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"time"
 
@@ -60,4 +61,52 @@ func locateData(ctx context.Context, e *env, st store.Store) *dataLocation {
 		e.log.Infof("server CPU and memory not measured: %s", w.unknown)
 	}
 	return w
+}
+
+// monitor samples resource use: the disk that holds the data, and the
+// database server's processes when it runs on this machine.
+func (e *env) monitor(ctx context.Context, st store.Store, skip time.Duration) *sysmon.Monitor {
+	if e.where == nil {
+		e.where = locateData(ctx, e, st)
+	}
+	return sysmon.Start(ctx, sysmon.Options{Skip: skip, DataPath: e.where.dataPath, ServerPIDs: e.where.serverPIDs})
+}
+
+func sizeOf(ctx context.Context, st store.Store) int64 {
+	if s, ok := st.(store.Sizer); ok {
+		if n, err := s.SizeOnDisk(ctx); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// logStoreSettings prints what the store reports about itself (server
+// version, consistency mode and the like) so the text results say which
+// guarantees the figures were measured under; the bundle has them too.
+func logStoreSettings(ctx context.Context, e *env, st store.Store) {
+	d, ok := st.(store.Describer)
+	if !ok {
+		return
+	}
+	desc, err := d.Describe(ctx)
+	if err != nil {
+		return
+	}
+	e.desc = &desc
+	keys := make([]string, 0, len(desc.Settings))
+	for k := range desc.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys)+1)
+	if desc.Version != "" {
+		parts = append(parts, "server "+desc.Version)
+	}
+	for _, k := range keys {
+		parts = append(parts, k+" = "+desc.Settings[k])
+	}
+	if len(parts) > 0 {
+		e.log.Infof("store %s: %s", e.drv.Name, strings.Join(parts, ", "))
+	}
 }

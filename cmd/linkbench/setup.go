@@ -12,8 +12,7 @@ import (
 
 	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/dist"
-	"github.com/linkbench/linkbench/internal/gen"
-	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/run"
 	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/shard"
@@ -215,22 +214,10 @@ func (e *env) open(ctx context.Context, concurrency int) (store.Store, error) {
 	return st, nil
 }
 
-// graph builds the deterministic graph generator of the config.
-func (e *env) graph(nowMs int64) (*gen.Graph, error) {
-	cfg := e.cfg
-	return gen.NewGraph(gen.GraphSpec{
-		StartID1: cfg.StartID1, MaxID1: cfg.MaxID1, LinkTypeCount: cfg.LinkTypeCount,
-		RandomID2Max: cfg.RandomID2Max, NLinks: cfg.NLinks, Data: e.data,
-		LinkDataSize: cfg.LinkDataSize, NodeDataSize: cfg.NodeDataSize,
-		LinkGen: cfg.LinkAddGen, NodeGen: cfg.NodeAddGen,
-		Seed: cfg.LoadRandomSeed, NowMs: nowMs,
-	})
-}
-
-func (e *env) retry() store.RetryPolicy {
-	p := store.DefaultRetryPolicy
-	p.MaxAttempts = max(e.cfg.RetryAttempts, 1)
-	return p
+// spec is what a phase runs with on st: the env's configuration, driver,
+// data file and logger.
+func (e *env) spec(st store.Store) run.Spec {
+	return run.Spec{Config: e.cfg, Driver: e.drv, Store: st, Data: e.data, Log: e.log, ToolVersion: toolVersion()}
 }
 
 // lock takes the store's one-writer lock for command in mode (a load
@@ -258,16 +245,4 @@ func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, com
 		}
 		release()
 	}, nil
-}
-
-// checkSchema reports missing or wrong tables before any work starts.
-func checkSchema(ctx context.Context, st store.Store) error {
-	if sc, ok := st.(interface{ CheckSchema(context.Context) error }); ok {
-		if err := sc.CheckSchema(ctx); err != nil && !errors.Is(err, graph.ErrSchema) {
-			return fmt.Errorf("check the tables: %w", err)
-		} else if err != nil {
-			return err
-		}
-	}
-	return nil
 }

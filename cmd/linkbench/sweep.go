@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
+	"github.com/linkbench/linkbench/internal/run"
 	"github.com/linkbench/linkbench/internal/store"
 )
 
@@ -31,37 +32,20 @@ func parseRates(s string) ([]float64, error) {
 
 // sweep runs the request phase at increasing arrival rates.
 func (a *app) sweep(ctx context.Context) error {
-	e, err := a.setup()
+	e, closeLog, err := a.prepare()
 	if err != nil {
 		return err
 	}
-	defer e.log.close()
-	if err := a.checkResultsDir(e); err != nil {
-		return err
-	}
-	cfg := e.cfg
+	defer closeLog()
 	if a.opts.pointTime <= 0 || a.opts.points < 1 {
 		return errors.New("--point-time and --points must be positive")
 	}
-	if err := e.checkFiles(cfg.Requesters, "requesters", cfg.Requesters); err != nil {
-		return err
-	}
-	st, err := e.open(ctx, max(cfg.Requesters, 1))
+	st, disconnect, err := a.connect(ctx, e, max(e.cfg.Requesters, 1), "requesters", e.cfg.Requesters, store.LockRun, "sweep")
 	if err != nil {
 		return err
 	}
-	defer e.closeStore(st)
-	unlock, err := e.lock(ctx, st, store.LockRun, "sweep")
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	stopMetrics, err := a.startMetrics(e)
-	if err != nil {
-		return err
-	}
-	defer stopMetrics()
-	if err := checkSchema(ctx, st); err != nil {
+	defer disconnect()
+	if err := run.CheckSchema(ctx, st); err != nil {
 		return err
 	}
 	if err := a.checkGraph(ctx, e, st, "sweep"); err != nil {
@@ -69,7 +53,24 @@ func (a *app) sweep(ctx context.Context) error {
 	}
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
 	sw := &report.Sweep{SchemaVersion: report.SchemaVersion, Store: e.drv.Name, PointSec: a.opts.pointTime}
-	cfg.Requests, cfg.Stages, cfg.MaxTime, cfg.Loops = 0, "", pointTime, 1
+	if e.where == nil {
+		e.where = locateData(ctx, e, st)
+	}
+	// Each point runs with a derived copy of the configuration: its rate
+	// and length, which its results record.
+	point := func(why string, rate float64) (*report.Results, error) {
+		cfg, err := e.cfg.Derive(why, map[string]string{"requests": "0", "stages": "", "loops": "1",
+			"maxtime":      strconv.FormatFloat(a.opts.pointTime, 'f', -1, 64),
+			"arrival_rate": strconv.FormatFloat(rate, 'f', -1, 64)})
+		if err != nil {
+			return nil, err
+		}
+		pe := *e
+		pe.cfg = cfg
+		r, err := a.requestOnce(ctx, &pe, st)
+		e.hung = e.hung || pe.hung
+		return r, err
+	}
 	var rates []float64
 	if a.opts.rates != "" {
 		if rates, err = parseRates(a.opts.rates); err != nil {
@@ -77,8 +78,7 @@ func (a *app) sweep(ctx context.Context) error {
 		}
 	} else {
 		e.log.Infof("sweep: measuring the saturation throughput with a closed-loop run of %s", pointTime)
-		cfg.ArrivalRate = 0
-		r, err := a.requestOnce(ctx, e, st)
+		r, err := point("sweep calibration", 0)
 		if err != nil {
 			return err
 		}
@@ -95,8 +95,7 @@ func (a *app) sweep(ctx context.Context) error {
 			break
 		}
 		e.log.Infof("sweep point %d of %d: %.0f requests/s offered", i+1, len(rates), rate)
-		cfg.ArrivalRate = rate
-		r, err := a.requestOnce(ctx, e, st)
+		r, err := point(fmt.Sprintf("sweep point %d of %d", i+1, len(rates)), rate)
 		if r != nil {
 			sw.Points = append(sw.Points, report.SweepPoint{OfferedRate: rate, AchievedRate: r.Totals.OpsPerSec, Errors: r.Totals.Errors, Ops: r.Ops, AllOps: r.AllOps, Bundle: a.lastBundle})
 		}

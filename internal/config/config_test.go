@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linkbench/linkbench/internal/dist"
 )
@@ -294,5 +295,34 @@ func TestConfigDoc(t *testing.T) {
 	got, err := os.ReadFile(path)
 	if err != nil || string(got) != want {
 		t.Fatalf("docs/config.md is out of date: run go test ./internal/config -run TestConfigDoc -update")
+	}
+}
+
+// TestDerive: a phase's settings are a derived copy whose Props record
+// them with the phase as origin; the loaded config is not written, and a
+// bad value or a key no phase may set is an error.
+func TestDerive(t *testing.T) {
+	cfg, _, err := Load(Source{Overrides: []string{"store=memory", "maxtime=7", "arrival_rate=50"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cfg.Derive("sweep point 2 of 3", map[string]string{"maxtime": "1.5", "arrival_rate": "400", "requests": "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.MaxTime != 1500*time.Millisecond || d.ArrivalRate != 400 || d.Requests != 0 {
+		t.Errorf("derived maxtime %s rate %g requests %d", d.MaxTime, d.ArrivalRate, d.Requests)
+	}
+	if v, _ := d.Props.Get("arrival_rate"); v != "400" || d.Props.Where("arrival_rate") != "sweep point 2 of 3" {
+		t.Errorf("derived arrival_rate %q from %q", v, d.Props.Where("arrival_rate"))
+	}
+	if v, _ := cfg.Props.Get("maxtime"); cfg.MaxTime != 7*time.Second || cfg.ArrivalRate != 50 || v != "7" || cfg.Props.Where("maxtime") != "-D" {
+		t.Errorf("the loaded config was written: maxtime %s (%q from %s), rate %g", cfg.MaxTime, v, cfg.Props.Where("maxtime"), cfg.ArrivalRate)
+	}
+	if _, err := cfg.Derive("x", map[string]string{"arrival_rate": "-1"}); err == nil || !strings.Contains(err.Error(), "arrival_rate") {
+		t.Errorf("negative rate: %v", err)
+	}
+	if _, err := cfg.Derive("x", map[string]string{"maxid1": "5"}); err == nil {
+		t.Error("a load key derived for a phase")
 	}
 }

@@ -19,10 +19,13 @@ const (
 	FromPreset
 	FromMain
 	FromOverride
+	// FromPhase is a value a phase set for itself (a sweep point's rate
+	// and length): Entry.Why names the phase. See Config.Derive.
+	FromPhase
 )
 
 func (o Origin) String() string {
-	return [...]string{"default", "workload file", "zero-config default", "config file", "-D"}[o]
+	return [...]string{"default", "workload file", "zero-config default", "config file", "-D", "phase"}[o]
 }
 
 // Entry is one resolved key.
@@ -32,6 +35,7 @@ type Entry struct {
 	Origin Origin
 	File   string // for workload and main files
 	Line   int
+	Why    string // for FromPhase: the phase that set the value
 }
 
 // OriginText is a human-readable origin: "default", "-D", or "file:line".
@@ -43,6 +47,8 @@ func (e Entry) OriginText() string {
 		return "zero-config default"
 	case FromOverride:
 		return "-D"
+	case FromPhase:
+		return e.Why
 	case FromWorkload:
 		return fmt.Sprintf("workload %s:%d", e.File, e.Line)
 	default:

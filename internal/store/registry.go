@@ -56,6 +56,12 @@ type Driver struct {
 	// PerProcess is set for a store whose data lives only as long as the
 	// process: a graph loaded by another process is never there.
 	PerProcess bool
+	// Abilities are the optional interfaces the store implements (the
+	// conformance suite checks them against the store's methods).
+	Abilities Ability
+	// CheckTargets, when set, refuses settings of the store that cannot
+	// be combined with a list of hosts to shard over, naming the fix.
+	CheckTargets func(props Props) error
 }
 
 var (

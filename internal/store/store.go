@@ -97,6 +97,12 @@ type Initializer interface {
 	Init(ctx context.Context, drop bool) error
 }
 
+// SchemaChecker reports missing or wrong tables (graph.ErrSchema, naming
+// the fix) before any work starts.
+type SchemaChecker interface {
+	CheckSchema(ctx context.Context) error
+}
+
 // Resetter empties all tables, keeping the schema.
 type Resetter interface {
 	Reset(ctx context.Context) error

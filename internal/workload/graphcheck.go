@@ -134,6 +134,10 @@ var journalStateKey = regexp.MustCompile(`^journal\.(\d+)of(\d+)\.` + regexp.Quo
 
 // GraphVerdict is the outcome of CheckGraph.
 type GraphVerdict struct {
+	// Config is the configuration to drive the graph with: the one given,
+	// or a derived copy with the Adopted parameters (the given one is
+	// never written).
+	Config *config.Config
 	// Adopted lists the parameters taken from the graph's record because
 	// the user did not set them ("maxid1=20001").
 	Adopted []string
@@ -146,11 +150,13 @@ type GraphVerdict struct {
 
 // CheckGraph compares the graph a store holds with the configuration
 // before a request phase or a check. A parameter the user did not set (in
-// the main config file or with -D) is taken from the graph's record; every
+// the main config file or with -D) is taken from the graph's record into
+// the verdict's Config, a derived copy (cfg is not written); every
 // difference that remains, a store with no graph and an unfinished load
 // are problems, each naming the fix.
 func CheckGraph(cfg *config.Config, st GraphState, dataHash string) GraphVerdict {
-	var v GraphVerdict
+	v := GraphVerdict{Config: cfg}
+	derived := *cfg
 	if st.EmptyKnown && st.Empty {
 		p := GraphProblem{Key: ProblemNoGraph, Found: "the store holds no graph (no nodes, links or counts)",
 			Fix: "load it first with `linkbench load` (same -c and -D)"}
@@ -169,7 +175,7 @@ func CheckGraph(cfg *config.Config, st GraphState, dataHash string) GraphVerdict
 		v.Problems = append(v.Problems, p)
 	}
 	for _, gp := range graphParams {
-		want, applies := gp.want(cfg, dataHash)
+		want, applies := gp.want(v.Config, dataHash)
 		if !applies {
 			continue
 		}
@@ -184,7 +190,8 @@ func CheckGraph(cfg *config.Config, st GraphState, dataHash string) GraphVerdict
 			continue
 		}
 		if gp.adopt != nil && !UserSet(cfg, gp.cfgKey) {
-			if err := gp.adopt(cfg, found); err == nil {
+			if err := gp.adopt(&derived, found); err == nil {
+				v.Config = &derived
 				v.Adopted = append(v.Adopted, gp.key+"="+found)
 				continue
 			}

@@ -74,8 +74,11 @@ func TestCheckGraph(t *testing.T) {
 					t.Errorf("problem %d = %q, want it to contain %q", i, p, c.problems[i])
 				}
 			}
-			if c.name == "unset values adopted" && (cfg.MaxID1 != 20001 || cfg.LoadRandomSeed != 7) {
-				t.Errorf("config not adopted: maxid1 %d seed %d", cfg.MaxID1, cfg.LoadRandomSeed)
+			if c.name == "unset values adopted" && (v.Config.MaxID1 != 20001 || v.Config.LoadRandomSeed != 7) {
+				t.Errorf("config not adopted: maxid1 %d seed %d", v.Config.MaxID1, v.Config.LoadRandomSeed)
+			}
+			if c.name == "unset values adopted" && (cfg.MaxID1 == 20001 || cfg.LoadRandomSeed == 7) {
+				t.Errorf("the given config was written: maxid1 %d seed %d", cfg.MaxID1, cfg.LoadRandomSeed)
 			}
 		})
 	}

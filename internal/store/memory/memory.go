@@ -16,6 +16,7 @@ const Name = "memory"
 
 func init() {
 	store.Register(store.Driver{
+		Abilities:  abilities,
 		Name:       Name,
 		Aliases:    []string{"com.facebook.LinkBench.MemoryLinkStore", "com.facebook.LinkBench.LinkStoreMemory"},
 		Open:       func(context.Context, store.Options) (store.Store, error) { return New(), nil },
@@ -344,17 +345,17 @@ func (s *Store) upsert(l *graph.Link) graph.WriteResult {
 	}
 	a.sortOrder()
 	pos, found := a.find(l.ID2)
-	res := graph.Inserted
-	delta := int64(0)
+	stored := *l
+	stored.Data = data
+	var old graph.Link
+	if found {
+		r := &a.recs[a.byID[pos]]
+		old = graph.Link{Visibility: r.vis, Time: r.time, Version: r.version, Data: sh.data(r)}
+	}
+	res, delta := graph.WriteOutcome(found, old, &stored)
 	if found {
 		i := a.byID[pos]
 		r := &a.recs[i]
-		same := r.vis == l.Visibility && r.time == l.Time && r.version == l.Version && string(sh.data(r)) == string(data)
-		if same {
-			res = graph.Unchanged
-		} else {
-			res = graph.Updated
-		}
 		wasVisible := r.vis == graph.VisibilityDefault
 		if wasVisible {
 			a.removeVisible(i)
@@ -371,19 +372,12 @@ func (s *Store) upsert(l *graph.Link) graph.WriteResult {
 		if r.vis == graph.VisibilityDefault {
 			a.addVisible(i)
 		}
-		switch {
-		case !wasVisible && r.vis == graph.VisibilityDefault:
-			delta = 1
-		case wasVisible && r.vis != graph.VisibilityDefault:
-			delta = -1
-		}
 	} else {
 		r := rec{id2: l.ID2, time: l.Time, version: l.Version, vis: l.Visibility, dataLen: uint8(len(data))}
 		r.arena, r.dataOff = sh.putData(data)
 		i := a.insertRec(pos, r)
 		if r.vis == graph.VisibilityDefault {
 			a.addVisible(i)
-			delta = 1
 		}
 	}
 	a.bumpCount(delta)

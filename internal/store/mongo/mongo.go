@@ -28,6 +28,13 @@ const Name = "mongodb"
 
 func init() {
 	store.Register(store.Driver{
+		Abilities: abilities,
+		CheckTargets: func(p store.Props) error {
+			if store.String(p, "url", "") != "" {
+				return errors.New("hosts with url: a MongoDB url names its own servers; give hosts with host/port-style keys (user, password, auth_source) instead of url")
+			}
+			return nil
+		},
 		Name:    Name,
 		Aliases: []string{"com.facebook.LinkBench.LinkStoreMongoDb2", "com.facebook.LinkBench.LinkStoreMongoDbBasic", "mongo"},
 		Keys: []store.KeyDoc{

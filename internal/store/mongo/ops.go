@@ -1,7 +1,6 @@
 package mongo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -100,27 +99,12 @@ func (s *Store) AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, 
 	err := s.write(ctx, func(ctx context.Context) (int64, error) {
 		var prev linkDoc
 		err := s.links.FindOneAndUpdate(ctx, byID(linkKey(l.ID1, l.LinkType, l.ID2)), bson.D{{Key: "$set", Value: linkFields(l)}}, beforeUpsert).Decode(&prev)
-		var delta int64
-		switch {
-		case errors.Is(err, mongo.ErrNoDocuments):
-			res = graph.Inserted
-			if l.Visibility == graph.VisibilityDefault {
-				delta = 1
-			}
-		case err != nil:
+		found := err == nil
+		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 			return 0, err
-		default:
-			res = graph.Updated
-			if prev.Visibility == int32(l.Visibility) && prev.Time == l.Time && prev.Version == int64(l.Version) && bytes.Equal(prev.Data, l.Data) {
-				res = graph.Unchanged
-			}
-			switch {
-			case prev.Visibility != visible && l.Visibility == graph.VisibilityDefault:
-				delta = 1
-			case prev.Visibility == visible && l.Visibility != graph.VisibilityDefault:
-				delta = -1
-			}
 		}
+		var delta int64
+		res, delta = graph.WriteOutcome(found, prev.link(), l)
 		return delta, s.bumpCount(ctx, l.ID1, l.LinkType, delta)
 	}, l.ID1, l.LinkType)
 	return res, err

@@ -23,23 +23,9 @@ func (s *Store) BulkBatchRows() int { return 4096 }
 // insertBatched writes rows with multi-row INSERTs in one transaction on
 // the load pool.
 func (s *Store) insertBatched(ctx context.Context, head string, cols, n int, row func(i int, args []any) []any) error {
-	tx, err := s.load.BeginTx(ctx, nil)
-	if err != nil {
-		return classify(err)
-	}
-	args := make([]any, 0, rowsPerInsert*cols)
-	for start := 0; start < n; start += rowsPerInsert {
-		k := min(rowsPerInsert, n-start)
-		args = args[:0]
-		for i := start; i < start+k; i++ {
-			args = row(i, args)
-		}
-		if _, err := tx.ExecContext(ctx, head+sqlstore.ValuesList(k, cols), args...); err != nil {
-			tx.Rollback()
-			return classify(err)
-		}
-	}
-	return classify(tx.Commit())
+	return sqlstore.InTx(ctx, s.load, classify, func(tx *sql.Tx) error {
+		return sqlstore.InsertBatched(ctx, tx, rowsPerInsert, head, cols, n, row)
+	})
 }
 
 // BeginLoad implements store.BulkLoader.
@@ -89,14 +75,7 @@ func insertVerb(ctx context.Context) string {
 
 // LoadNodes implements store.BulkLoader.
 func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
-	err := s.insertBatched(ctx, insertVerb(ctx)+q(s.t.Node)+" (id, type, version, time, data) VALUES ", 5, len(nodes), func(i int, a []any) []any {
-		n := &nodes[i]
-		return append(a, n.ID, n.Type, n.Version, n.Time, nonNil(n.Data))
-	})
-	if err != nil {
-		return fmt.Errorf("load nodes: %w", err)
-	}
-	return nil
+	return sqlstore.LoadNodes(ctx, s.insertBatched, insertVerb(ctx), q(s.t.Node), nodes)
 }
 
 // LoadLinks implements store.BulkLoader.
@@ -111,26 +90,12 @@ func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
 		}
 		s.noInfile.Store(true) // the server refuses LOCAL INFILE: use INSERTs
 	}
-	err := s.insertBatched(ctx, insertVerb(ctx)+q(s.t.Link)+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links), func(i int, a []any) []any {
-		l := &links[i]
-		return append(a, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
-	})
-	if err != nil {
-		return fmt.Errorf("load links: %w", err)
-	}
-	return nil
+	return sqlstore.LoadLinks(ctx, s.insertBatched, insertVerb(ctx), q(s.t.Link), links)
 }
 
 // LoadCounts implements store.BulkLoader.
 func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
-	err := s.insertBatched(ctx, insertVerb(ctx)+q(s.t.Count)+" (id, link_type, count, time, version) VALUES ", 5, len(counts), func(i int, a []any) []any {
-		c := &counts[i]
-		return append(a, c.ID1, c.LinkType, c.Count, c.Time, c.Version)
-	})
-	if err != nil {
-		return fmt.Errorf("load counts: %w", err)
-	}
-	return nil
+	return sqlstore.LoadCounts(ctx, s.insertBatched, insertVerb(ctx), q(s.t.Count), counts)
 }
 
 // EndLoad implements store.BulkLoader: rebuilds the index and sets
@@ -197,17 +162,17 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 
 // ScanCounts implements store.Scanner.
 func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
-	return sqlstore.ScanCounts(ctx, s.r, q(s.t.Count), classify, fn)
+	return sqlstore.ScanCounts(ctx, s.r, s.quoted(), classify, fn)
 }
 
 // ScanVisibleLinkCounts implements store.Scanner.
 func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
-	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, q(s.t.Link), classify, fn)
+	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, s.quoted(), classify, fn)
 }
 
 // NodeIDRange implements store.Scanner.
 func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
-	return sqlstore.NodeIDRange(ctx, s.r, q(s.t.Node), classify)
+	return sqlstore.NodeIDRange(ctx, s.r, s.quoted(), classify)
 }
 
 // SizeOnDisk implements store.Sizer.
@@ -272,4 +237,9 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 		}
 	}
 	return d, nil
+}
+
+// quoted are the store's tables quoted for the statements it shares.
+func (s *Store) quoted() sqlstore.Tables {
+	return sqlstore.Tables{Link: q(s.t.Link), Count: q(s.t.Count), Node: q(s.t.Node)}
 }

@@ -24,8 +24,9 @@ const Name = "mysql"
 
 func init() {
 	store.Register(store.Driver{
-		Name:    Name,
-		Aliases: []string{"com.facebook.LinkBench.LinkStoreMysql", "mariadb"},
+		Abilities: abilities,
+		Name:      Name,
+		Aliases:   []string{"com.facebook.LinkBench.LinkStoreMysql", "mariadb"},
 		Keys: []store.KeyDoc{
 			{Name: "mysql_engine", Default: "innodb", Doc: "storage engine: innodb or rocksdb"},
 			{Name: "mysql_partitions", Default: "0", Doc: "PARTITION BY KEY(id1) PARTITIONS n on linktable (0 = none)"},

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -135,47 +133,10 @@ func TestConnectionErrors(t *testing.T) {
 // that hit the restart fail as connection errors, later ones succeed.
 // Reliability(server): server restarted under an open store (real server) | calls during the restart fail as connection errors, later calls succeed on new connections
 func TestReconnectAfterRestart(t *testing.T) {
-	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
-		t.Skip("restarts the shared server: runs with the outage tests (LINKBENCH_OUTAGE_TESTS=1, make test-outage), not beside other packages' tests")
-	}
-	testURL(t)
-	script, _ := filepath.Abs("../../../scripts/mariadb.sh")
-	if _, err := os.Stat(script); err != nil {
-		t.Skip("scripts/mariadb.sh not found")
-	}
-	ctx := context.Background()
-	s := fresh(t, "innodb")
-	if err := s.Init(ctx, false); err != nil {
-		t.Fatal(err)
-	}
-	l := graph.Link{ID1: 1, LinkType: graph.DefaultLinkType, ID2: 2, Visibility: 1, Time: 1}
-	if _, err := s.AddLink(ctx, &l); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("bash", script, "restart").CombinedOutput(); err != nil {
-		t.Fatalf("restart: %v\n%s", err, out)
-	}
-	var err error
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err = s.CountLinks(ctx, 1, graph.DefaultLinkType); err == nil {
-			break
-		}
-		if !errors.Is(err, graph.ErrConnection) {
-			t.Fatalf("error after restart is not a connection error: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond) // the pool redials on the next call
-	}
-	if err != nil {
-		t.Fatalf("no successful call within 30 s of the restart: %v", err)
-	}
-	l.ID2 = 3
-	if _, err := s.AddLink(ctx, &l); err != nil {
-		t.Fatal(err)
-	}
-	if c, _ := s.CountLinks(ctx, 1, graph.DefaultLinkType); c != 2 {
-		t.Fatalf("count %d after restart", c)
-	}
+	storetest.ReconnectAfterRestart(t, "mariadb.sh", 30*time.Second, func(t *testing.T) store.Store {
+		testURL(t)
+		return fresh(t, "innodb")
+	})
 }
 
 // TestConcurrentLoadsShareTheDeferredIndex: --shard processes begin their

@@ -1,10 +1,8 @@
 package mysql
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -119,19 +117,13 @@ func nonNil(b []byte) []byte {
 }
 
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return classify(err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return classify(err)
-	}
-	return classify(tx.Commit())
+	return sqlstore.InTx(ctx, s.w, classify, fn)
 }
 
-// linkWrite runs one link write: mode 0 upsert, 1 hide, 2 expunge.
-func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, error) {
+// linkWrite runs one link write. It returns the graph.WriteResult (0/1/2
+// = unchanged/inserted/updated) of an upsert and 0/1 = absent/existed for
+// a hide or an expunge, as the stored procedure does.
+func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMode) (int, error) {
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
@@ -146,45 +138,22 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, er
 		if _, err := tx.StmtContext(ctx, st.lockCount).ExecContext(ctx, l.ID1, l.LinkType, now); err != nil {
 			return err
 		}
-		var vis uint8
-		var data []byte
-		var tm int64
-		var ver int32
-		err = tx.StmtContext(ctx, st.getLink).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&vis, &data, &tm, &ver)
-		found := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		old, found, err := sqlstore.ReadLinkTx(ctx, tx, st.getLink, l)
+		if err != nil {
 			return err
 		}
 		delta := int64(0)
-		if mode == 0 {
-			switch {
-			case !found:
-				if _, err := tx.StmtContext(ctx, st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version); err != nil {
-					return err
-				}
-				if l.Visibility == graph.VisibilityDefault {
-					delta = 1
-				}
-			default:
-				if vis == l.Visibility && tm == l.Time && ver == l.Version && bytes.Equal(data, l.Data) {
-					res = 0
-				} else {
-					res = 2
-					if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
-						return err
-					}
-				}
-				if vis != graph.VisibilityDefault && l.Visibility == graph.VisibilityDefault {
-					delta = 1
-				} else if vis == graph.VisibilityDefault && l.Visibility != graph.VisibilityDefault {
-					delta = -1
-				}
+		if mode == graph.WriteUpsert {
+			wr, d := graph.WriteOutcome(found, old, l)
+			res, delta = int(wr), d
+			if err := sqlstore.WriteLinkTx(ctx, tx, st.insLink, st.updLink, l, found, wr); err != nil {
+				return err
 			}
 		} else {
-			if !found || vis != graph.VisibilityDefault {
+			if !found || old.Visibility != graph.VisibilityDefault {
 				if found {
 					res = 1
-					if mode == 2 {
+					if mode == graph.WriteExpunge {
 						if _, err := tx.StmtContext(ctx, st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2); err != nil {
 							return err
 						}
@@ -196,7 +165,7 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, er
 				_, err := tx.StmtContext(ctx, st.dropCount).ExecContext(ctx, l.ID1, l.LinkType)
 				return err
 			}
-			if mode == 2 {
+			if mode == graph.WriteExpunge {
 				_, err = tx.StmtContext(ctx, st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
 			} else {
 				_, err = tx.StmtContext(ctx, st.hideLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
@@ -213,11 +182,11 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode int) (int, er
 }
 
 func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
-	res, err := s.linkWrite(ctx, l, 0)
+	res, err := s.linkWrite(ctx, l, graph.WriteUpsert)
 	if err != nil {
 		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
 	}
-	return [...]graph.WriteResult{graph.Unchanged, graph.Inserted, graph.Updated}[res], nil
+	return graph.WriteResult(res), nil
 }
 
 // AddLink implements store.Store.
@@ -238,9 +207,9 @@ func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (_ graph.WriteRes
 func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (_ bool, err error) {
 	ctx, done := s.detach(ctx)
 	defer func() { err = done(err) }()
-	mode := 1
+	mode := graph.WriteHide
 	if expunge {
-		mode = 2
+		mode = graph.WriteExpunge
 	}
 	res, err := s.linkWrite(ctx, &graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode)
 	if err != nil {
@@ -256,11 +225,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if len(id2s) == 0 {
 		return dst, nil
 	}
-	args := make([]any, 0, len(id2s)+2)
-	args = append(args, lt, id1)
-	for _, id2 := range id2s {
-		args = append(args, id2)
-	}
+	args := sqlstore.MultigetArgs(id1, lt, id2s)
 	var rows *sql.Rows
 	stmt, err := s.multigetStmt(ctx, len(id2s))
 	if err == nil {

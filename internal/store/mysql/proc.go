@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/linkbench/linkbench/internal/graph"
 )
 
 // The link writes of the request phase are transactions of six statements
@@ -121,8 +123,8 @@ func (s *Store) prepareProc(ctx context.Context) (*sql.Stmt, error) {
 }
 
 // procWrite is linkWrite in one CALL.
-func (s *Store) procWrite(ctx context.Context, call *sql.Stmt, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode int) (int, error) {
+func (s *Store) procWrite(ctx context.Context, call *sql.Stmt, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode graph.WriteMode) (int, error) {
 	var res int
-	err := call.QueryRowContext(ctx, id1, lt, id2, vis, nonNil(data), tm, ver, nowMs(), mode).Scan(&res)
+	err := call.QueryRowContext(ctx, id1, lt, id2, vis, nonNil(data), tm, ver, nowMs(), int(mode)).Scan(&res)
 	return res, classify(err)
 }

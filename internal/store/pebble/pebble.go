@@ -23,9 +23,10 @@ const Name = "pebble"
 
 func init() {
 	store.Register(store.Driver{
-		Name:     Name,
-		Embedded: true,
-		Aliases:  []string{"com.facebook.LinkBench.LinkStoreRocksDb"},
+		Abilities: abilities,
+		Name:      Name,
+		Embedded:  true,
+		Aliases:   []string{"com.facebook.LinkBench.LinkStoreRocksDb"},
 		Keys: []store.KeyDoc{
 			{Name: "pebble_path", Doc: "database directory (default <data_dir>/pebble)"},
 			{Name: "pebble_sync", Default: "true", Doc: "sync every operation's write to disk"},
@@ -177,10 +178,10 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 // Close implements store.Store.
 func (s *Store) Close() error { return s.db.Close() }
 
-// linkWrite is one link write under the (id1, link_type) lock: mode 0
-// upsert, 1 hide, 2 expunge. It returns 0/1/2 = unchanged/inserted/updated
-// for upserts and 0/1 = absent/existed for deletes.
-func (s *Store) linkWrite(l *graph.Link, mode int) (int, error) {
+// linkWrite is one link write under the (id1, link_type) lock. It returns
+// the graph.WriteResult (0/1/2 = unchanged/inserted/updated) of an upsert
+// and 0/1 = absent/existed for a hide or an expunge.
+func (s *Store) linkWrite(l *graph.Link, mode graph.WriteMode) (int, error) {
 	mu := s.lock(l.ID1, l.LinkType)
 	mu.Lock()
 	defer mu.Unlock()
@@ -199,12 +200,9 @@ func (s *Store) linkWrite(l *graph.Link, mode int) (int, error) {
 	b := s.db.NewBatch()
 	defer b.Close()
 	res, delta := 1, int64(0)
-	if mode == 0 {
-		if found && ovis == l.Visibility && otm == l.Time && over == l.Version && string(odata) == string(l.Data) {
-			res = 0
-		} else if found {
-			res = 2
-		}
+	if mode == graph.WriteUpsert {
+		wr, d := graph.WriteOutcome(found, graph.Link{Visibility: ovis, Time: otm, Version: over, Data: odata}, l)
+		res, delta = int(wr), d
 		if found && ovis == graph.VisibilityDefault {
 			b.Delete(indexKey(l.ID1, l.LinkType, otm, l.ID2), nil)
 		}
@@ -212,17 +210,11 @@ func (s *Store) linkWrite(l *graph.Link, mode int) (int, error) {
 		if l.Visibility == graph.VisibilityDefault {
 			b.Set(indexKey(l.ID1, l.LinkType, l.Time, l.ID2), encIndex(l.Version, l.Data), nil)
 		}
-		switch {
-		case (!found || ovis != graph.VisibilityDefault) && l.Visibility == graph.VisibilityDefault:
-			delta = 1
-		case found && ovis == graph.VisibilityDefault && l.Visibility != graph.VisibilityDefault:
-			delta = -1
-		}
 	} else {
 		if !found {
 			return 0, nil
 		}
-		if mode == 2 {
+		if mode == graph.WriteExpunge {
 			b.Delete(lk, nil)
 		} else if ovis == graph.VisibilityDefault {
 			b.Set(lk, encLink(graph.VisibilityHidden, otm, over, odata), nil)
@@ -257,18 +249,18 @@ func (s *Store) UpdateLink(_ context.Context, l *graph.Link) (graph.WriteResult,
 }
 
 func (s *Store) upsert(l *graph.Link) (graph.WriteResult, error) {
-	res, err := s.linkWrite(l, 0)
+	res, err := s.linkWrite(l, graph.WriteUpsert)
 	if err != nil {
 		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
 	}
-	return [...]graph.WriteResult{graph.Unchanged, graph.Inserted, graph.Updated}[res], nil
+	return graph.WriteResult(res), nil
 }
 
 // DeleteLink implements store.Store.
 func (s *Store) DeleteLink(_ context.Context, id1, lt, id2 int64, expunge bool) (bool, error) {
-	mode := 1
+	mode := graph.WriteHide
 	if expunge {
-		mode = 2
+		mode = graph.WriteExpunge
 	}
 	res, err := s.linkWrite(&graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
 // copy writes rows with binary COPY. With store.SkipExisting (a replayed
@@ -117,7 +118,7 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.droppedIdx {
 		end := info.BeginStage("build index id1_type", info.Links)
-		if err := s.underSchemaLock(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
+		if err := s.underSchemaLock(ctx, sqlstore.Tables(s.t).LinkIndex()); err != nil {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
 		end()
@@ -165,20 +166,12 @@ func (s *Store) IsEmpty(ctx context.Context) (bool, error) {
 
 // GetMeta implements store.MetaStore.
 func (s *Store) GetMeta(ctx context.Context) (map[string]string, error) {
-	rows, err := s.pool.Query(ctx, "SELECT k, v FROM "+s.metaTable())
+	rows, err := s.pool.Query(ctx, sqlstore.MetaQuery(s.metaTable()))
 	if err != nil {
 		return nil, classify(err)
 	}
 	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		m[k] = v
-	}
-	return m, classify(rows.Err())
+	return sqlstore.ReadMeta(rows, classify)
 }
 
 // PutMeta implements store.MetaStore.
@@ -217,48 +210,28 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 
 // ScanCounts implements store.Scanner.
 func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
-	rows, err := s.pool.Query(ctx, "SELECT id, link_type, count, time, version FROM "+s.t.Count+" ORDER BY id, link_type")
+	rows, err := s.pool.Query(ctx, sqlstore.Tables(s.t).CountsQuery())
 	if err != nil {
 		return classify(err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var c graph.Count
-		var n int32
-		if err := rows.Scan(&c.ID1, &c.LinkType, &n, &c.Time, &c.Version); err != nil {
-			return err
-		}
-		c.Count = int64(n)
-		if err := fn(c); err != nil {
-			return err
-		}
-	}
-	return classify(rows.Err())
+	return sqlstore.EachCount(rows, classify, fn)
 }
 
 // ScanVisibleLinkCounts implements store.Scanner.
 func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
-	rows, err := s.pool.Query(ctx, "SELECT id1, link_type, count(*) FROM "+s.t.Link+" WHERE visibility = 1 GROUP BY id1, link_type ORDER BY id1, link_type")
+	rows, err := s.pool.Query(ctx, sqlstore.Tables(s.t).VisibleCountsQuery())
 	if err != nil {
 		return classify(err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id1, lt, n int64
-		if err := rows.Scan(&id1, &lt, &n); err != nil {
-			return err
-		}
-		if err := fn(id1, lt, n); err != nil {
-			return err
-		}
-	}
-	return classify(rows.Err())
+	return sqlstore.EachVisibleCount(rows, classify, fn)
 }
 
 // NodeIDRange implements store.Scanner.
 func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
 	var a, b *int64
-	if err := s.pool.QueryRow(ctx, "SELECT min(id), max(id) FROM "+s.t.Node).Scan(&a, &b); err != nil {
+	if err := s.pool.QueryRow(ctx, sqlstore.Tables(s.t).NodeIDRangeQuery()).Scan(&a, &b); err != nil {
 		return 0, 0, false, classify(err)
 	}
 	if a == nil {

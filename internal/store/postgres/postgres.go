@@ -27,8 +27,9 @@ const Name = "postgres"
 
 func init() {
 	store.Register(store.Driver{
-		Name:    Name,
-		Aliases: []string{"com.facebook.LinkBench.LinkStorePgsql", "pgsql", "postgresql"},
+		Abilities: abilities,
+		Name:      Name,
+		Aliases:   []string{"com.facebook.LinkBench.LinkStorePgsql", "pgsql", "postgresql"},
 		Keys: []store.KeyDoc{
 			{Name: "pg_schema", Doc: "schema of the tables (default: dbid, or dbprefix followed by 0, as the reference)"},
 			{Name: "pg_database", Default: "linkbench", Doc: "database to connect to when url is not set (the reference's fixed name)"},

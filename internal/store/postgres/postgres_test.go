@@ -2,18 +2,13 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/linkbench/linkbench/internal/graph"
 
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/storetest"
@@ -137,47 +132,10 @@ func TestConnectionErrors(t *testing.T) {
 // succeed on new connections.
 // Reliability(server): server restarted under an open store (real server) | calls during the restart fail as connection errors, later calls succeed on new connections
 func TestReconnectAfterRestart(t *testing.T) {
-	if os.Getenv("LINKBENCH_OUTAGE_TESTS") != "1" {
-		t.Skip("restarts the shared server: runs with the outage tests (LINKBENCH_OUTAGE_TESTS=1, make test-outage), not beside other packages' tests")
-	}
-	testURL(t)
-	script, _ := filepath.Abs("../../../scripts/postgres.sh")
-	if _, err := os.Stat(script); err != nil {
-		t.Skip("scripts/postgres.sh not found")
-	}
-	ctx := context.Background()
-	s := fresh(t, nil)
-	if err := s.Init(ctx, false); err != nil {
-		t.Fatal(err)
-	}
-	l := graph.Link{ID1: 1, LinkType: graph.DefaultLinkType, ID2: 2, Visibility: 1, Time: 1}
-	if _, err := s.AddLink(ctx, &l); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("bash", script, "restart").CombinedOutput(); err != nil {
-		t.Fatalf("restart: %v\n%s", err, out)
-	}
-	var err error
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err = s.CountLinks(ctx, 1, graph.DefaultLinkType); err == nil {
-			break
-		}
-		if !errors.Is(err, graph.ErrConnection) {
-			t.Fatalf("error after restart is not a connection error: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond) // the pool redials on the next call
-	}
-	if err != nil {
-		t.Fatalf("no successful call within 20 s of the restart: %v", err)
-	}
-	l.ID2 = 3
-	if _, err := s.AddLink(ctx, &l); err != nil {
-		t.Fatal(err)
-	}
-	if c, _ := s.CountLinks(ctx, 1, graph.DefaultLinkType); c != 2 {
-		t.Fatalf("count %d after restart", c)
-	}
+	storetest.ReconnectAfterRestart(t, "postgres.sh", 20*time.Second, func(t *testing.T) store.Store {
+		testURL(t)
+		return fresh(t, nil)
+	})
 }
 
 // sameSchema opens n more stores on first's schema, closed at the end.

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
 func (s *Store) metaTable() string { return pgx.Identifier{s.schema, store.MetaTable}.Sanitize() }
@@ -26,7 +27,7 @@ func (s *Store) ddl() []string {
   id1 bigint NOT NULL DEFAULT 0, id2 bigint NOT NULL DEFAULT 0, link_type bigint NOT NULL DEFAULT 0,
   visibility smallint NOT NULL DEFAULT 0, data bytea NOT NULL DEFAULT '', time bigint NOT NULL DEFAULT 0,
   version bigint NOT NULL DEFAULT 0, PRIMARY KEY (link_type, id1, id2))`,
-		`CREATE INDEX IF NOT EXISTS id1_type ON ` + t.Link + ` (id1, link_type, visibility, time, id2, version, data)`,
+		sqlstore.Tables(t).LinkIndex(),
 		`CREATE TABLE IF NOT EXISTS ` + t.Count + ` (
   id bigint NOT NULL DEFAULT 0, link_type bigint NOT NULL DEFAULT 0, count int NOT NULL DEFAULT 0,
   time bigint NOT NULL DEFAULT 0, version bigint NOT NULL DEFAULT 0, PRIMARY KEY (id, link_type))`,

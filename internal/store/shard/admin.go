@@ -99,7 +99,7 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
 // CheckSchema checks every target's tables.
 func (s *Store) CheckSchema(ctx context.Context) error {
 	return s.each(func(_ int, st store.Store) error {
-		if sc, ok := st.(interface{ CheckSchema(context.Context) error }); ok {
+		if sc, ok := st.(store.SchemaChecker); ok {
 			return sc.CheckSchema(ctx)
 		}
 		return nil

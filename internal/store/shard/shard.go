@@ -13,7 +13,6 @@ package shard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -173,8 +172,10 @@ func Open(ctx context.Context, drv *store.Driver, o store.Options) (store.Store,
 	if len(ts) == 1 {
 		return drv.Open(ctx, o)
 	}
-	if store.String(o.Props, "url", "") != "" && drv.Name == "mongodb" && ts[0].Host != "" {
-		return nil, errors.New("hosts with url: a MongoDB url names its own servers; give hosts with host/port-style keys (user, password, auth_source) instead of url")
+	if drv.CheckTargets != nil && ts[0].Host != "" {
+		if err := drv.CheckTargets(o.Props); err != nil {
+			return nil, err
+		}
 	}
 	if drv.Embedded { // one file or directory; sharding needs servers
 		return nil, fmt.Errorf("hosts/dbcount: the %s store keeps one local database; sharding needs a server store (postgres, mysql, mongodb)", drv.Name)

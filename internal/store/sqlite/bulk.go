@@ -18,18 +18,7 @@ const rowsPerInsert = 256
 // insertBatched writes rows with multi-row INSERTs in one transaction.
 func (s *Store) insertBatched(ctx context.Context, head string, cols, n int, row func(i int, args []any) []any) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error {
-		args := make([]any, 0, rowsPerInsert*cols)
-		for start := 0; start < n; start += rowsPerInsert {
-			k := min(rowsPerInsert, n-start)
-			args = args[:0]
-			for i := start; i < start+k; i++ {
-				args = row(i, args)
-			}
-			if _, err := tx.ExecContext(ctx, head+sqlstore.ValuesList(k, cols), args...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return sqlstore.InsertBatched(ctx, tx, rowsPerInsert, head, cols, n, row)
 	})
 }
 
@@ -66,41 +55,17 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 
 // LoadNodes implements store.BulkLoader.
 func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
-	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Node+" (id, type, version, time, data) VALUES ", 5, len(nodes),
-		func(i int, a []any) []any {
-			n := &nodes[i]
-			return append(a, n.ID, n.Type, n.Version, n.Time, nonNil(n.Data))
-		})
-	if err != nil {
-		return fmt.Errorf("load nodes: %w", err)
-	}
-	return nil
+	return sqlstore.LoadNodes(ctx, s.insertBatched, "INSERT OR REPLACE INTO ", s.t.Node, nodes)
 }
 
 // LoadLinks implements store.BulkLoader.
 func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
-	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Link+" (id1, id2, link_type, visibility, data, time, version) VALUES ", 7, len(links),
-		func(i int, a []any) []any {
-			l := &links[i]
-			return append(a, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
-		})
-	if err != nil {
-		return fmt.Errorf("load links: %w", err)
-	}
-	return nil
+	return sqlstore.LoadLinks(ctx, s.insertBatched, "INSERT OR REPLACE INTO ", s.t.Link, links)
 }
 
 // LoadCounts implements store.BulkLoader.
 func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
-	err := s.insertBatched(ctx, "INSERT OR REPLACE INTO "+s.t.Count+" (id, link_type, count, time, version) VALUES ", 5, len(counts),
-		func(i int, a []any) []any {
-			c := &counts[i]
-			return append(a, c.ID1, c.LinkType, c.Count, c.Time, c.Version)
-		})
-	if err != nil {
-		return fmt.Errorf("load counts: %w", err)
-	}
-	return nil
+	return sqlstore.LoadCounts(ctx, s.insertBatched, "INSERT OR REPLACE INTO ", s.t.Count, counts)
 }
 
 // EndLoad implements store.BulkLoader: rebuilds the index, moves the node
@@ -108,7 +73,7 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.droppedIdx {
 		end := info.BeginStage("build index id1_type", info.Links)
-		if _, err := s.w.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS id1_type ON "+s.t.Link+" (id1, link_type, visibility, time, id2, version, data)"); err != nil {
+		if _, err := s.w.ExecContext(ctx, sqlstore.Tables(s.t).LinkIndex()); err != nil {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
 		end()
@@ -187,17 +152,17 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 
 // ScanCounts implements store.Scanner.
 func (s *Store) ScanCounts(ctx context.Context, fn func(graph.Count) error) error {
-	return sqlstore.ScanCounts(ctx, s.r, s.t.Count, classify, fn)
+	return sqlstore.ScanCounts(ctx, s.r, sqlstore.Tables(s.t), classify, fn)
 }
 
 // ScanVisibleLinkCounts implements store.Scanner.
 func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, lt, n int64) error) error {
-	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, s.t.Link, classify, fn)
+	return sqlstore.ScanVisibleLinkCounts(ctx, s.r, sqlstore.Tables(s.t), classify, fn)
 }
 
 // NodeIDRange implements store.Scanner.
 func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
-	return sqlstore.NodeIDRange(ctx, s.r, s.t.Node, classify)
+	return sqlstore.NodeIDRange(ctx, s.r, sqlstore.Tables(s.t), classify)
 }
 
 // SizeOnDisk implements store.Sizer: the database file plus its WAL.

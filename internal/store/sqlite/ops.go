@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -87,15 +86,7 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 
 // writeTx runs fn in a BEGIN IMMEDIATE transaction on the writer.
 func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return classify(err)
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return classify(err)
-	}
-	return classify(tx.Commit())
+	return sqlstore.InTx(ctx, s.w, classify, fn)
 }
 
 func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
@@ -105,39 +96,14 @@ func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, e
 	}
 	res := graph.Inserted
 	err = s.writeTx(ctx, func(tx *sql.Tx) error {
-		var vis uint8
-		var data []byte
-		var tm int64
-		var ver int32
-		err := tx.StmtContext(ctx, st.getLinkW).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&vis, &data, &tm, &ver)
-		delta := int64(0)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			res = graph.Inserted
-			if _, err := tx.StmtContext(ctx, st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version); err != nil {
-				return err
-			}
-			if l.Visibility == graph.VisibilityDefault {
-				delta = 1
-			}
-		case err != nil:
+		old, found, err := sqlstore.ReadLinkTx(ctx, tx, st.getLinkW, l)
+		if err != nil {
 			return err
-		default:
-			res = graph.Updated
-			if vis == l.Visibility && tm == l.Time && ver == l.Version && bytes.Equal(data, l.Data) {
-				res = graph.Unchanged
-			}
-			if res == graph.Updated {
-				if _, err := tx.StmtContext(ctx, st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
-					return err
-				}
-			}
-			switch {
-			case vis != graph.VisibilityDefault && l.Visibility == graph.VisibilityDefault:
-				delta = 1
-			case vis == graph.VisibilityDefault && l.Visibility != graph.VisibilityDefault:
-				delta = -1
-			}
+		}
+		var delta int64
+		res, delta = graph.WriteOutcome(found, old, l)
+		if err := sqlstore.WriteLinkTx(ctx, tx, st.insLink, st.updLink, l, found, res); err != nil {
+			return err
 		}
 		_, err = tx.StmtContext(ctx, st.bumpCount).ExecContext(ctx, l.ID1, l.LinkType, delta, nowMs())
 		return err
@@ -207,11 +173,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if len(id2s) == 0 {
 		return dst, nil
 	}
-	args := make([]any, 0, len(id2s)+2)
-	args = append(args, lt, id1)
-	for _, id2 := range id2s {
-		args = append(args, id2)
-	}
+	args := sqlstore.MultigetArgs(id1, lt, id2s)
 	q := "SELECT id2, visibility, data, time, version FROM " + s.t.Link + " WHERE link_type = ? AND id1 = ? AND id2 IN (?" +
 		strings.Repeat(", ?", len(id2s)-1) + ")"
 	rows, err := s.r.QueryContext(ctx, q, args...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/sqlstore"
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -20,9 +21,10 @@ const Name = "sqlite"
 
 func init() {
 	store.Register(store.Driver{
-		Name:     Name,
-		Embedded: true,
-		Aliases:  []string{"com.facebook.LinkBench.LinkStoreSqlite"},
+		Abilities: abilities,
+		Name:      Name,
+		Embedded:  true,
+		Aliases:   []string{"com.facebook.LinkBench.LinkStoreSqlite"},
 		Keys: []store.KeyDoc{
 			{Name: "sqlite_path", Doc: "database file (default <data_dir>/linkbench.db)"},
 			{Name: "sqlite_synchronous", Default: "FULL", Doc: "FULL (durable), NORMAL or OFF"},
@@ -193,7 +195,7 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
   id1 INTEGER NOT NULL, id2 INTEGER NOT NULL, link_type INTEGER NOT NULL,
   visibility INTEGER NOT NULL, data BLOB NOT NULL, time INTEGER NOT NULL, version INTEGER NOT NULL,
   PRIMARY KEY (link_type, id1, id2)) WITHOUT ROWID`,
-		`CREATE INDEX IF NOT EXISTS id1_type ON `+t.Link+` (id1, link_type, visibility, time, id2, version, data)`,
+		sqlstore.Tables(t).LinkIndex(),
 		`CREATE TABLE IF NOT EXISTS `+t.Count+` (
   id INTEGER NOT NULL, link_type INTEGER NOT NULL, count INTEGER NOT NULL, time INTEGER NOT NULL, version INTEGER NOT NULL,
   PRIMARY KEY (id, link_type)) WITHOUT ROWID`,

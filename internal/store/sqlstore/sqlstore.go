@@ -1,7 +1,10 @@
-// Package sqlstore holds what the database/sql stores (SQLite, MySQL)
-// share: the consistency scans, the metadata table, emptiness, row
-// scanning of lists and nodes, and multi-row VALUES lists. Table names
-// are passed already quoted for the dialect; placeholders are '?'.
+// Package sqlstore holds what the SQL stores share. Tables builds the
+// statements SQLite, MySQL and PostgreSQL run alike, and its scanners
+// read database/sql and pgx rows alike. The database/sql stores (SQLite,
+// MySQL) also share the consistency scans, the metadata table, emptiness,
+// the bulk INSERTs, the client-side link upsert, the row scanning of
+// lists and nodes, and multi-row VALUES lists. Table names are passed
+// already quoted for the dialect; placeholders are '?'.
 package sqlstore
 
 import (
@@ -19,59 +22,65 @@ import (
 // Classifier maps a driver error to the graph error kinds.
 type Classifier func(error) error
 
+// InTx runs fn in a transaction of db: committed when fn returns nil,
+// rolled back otherwise; errors are classified.
+func InTx(ctx context.Context, db *sql.DB, classify Classifier, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}
+
 // ValuesList is "(?, ?), (?, ?)" for rows rows of cols columns.
 func ValuesList(rows, cols int) string {
 	one := "(" + strings.Repeat("?, ", cols-1) + "?)"
 	return strings.Repeat(one+", ", rows-1) + one
 }
 
+// MultigetArgs are the parameters of a multiget: link_type, id1, then
+// each id2 (for "link_type = ? AND id1 = ? AND id2 IN (InList)").
+func MultigetArgs(id1, lt int64, id2s []int64) []any {
+	args := make([]any, 0, len(id2s)+2)
+	args = append(args, lt, id1)
+	for _, id2 := range id2s {
+		args = append(args, id2)
+	}
+	return args
+}
+
 // InList is "?, ?, ?" for n values.
 func InList(n int) string { return "?" + strings.Repeat(", ?", n-1) }
 
 // ScanCounts streams the count table in (id, link_type) order.
-func ScanCounts(ctx context.Context, db *sql.DB, countTable string, classify Classifier, fn func(graph.Count) error) error {
-	rows, err := db.QueryContext(ctx, "SELECT id, link_type, count, time, version FROM "+countTable+" ORDER BY id, link_type")
+func ScanCounts(ctx context.Context, db *sql.DB, t Tables, classify Classifier, fn func(graph.Count) error) error {
+	rows, err := db.QueryContext(ctx, t.CountsQuery())
 	if err != nil {
 		return classify(err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var c graph.Count
-		if err := rows.Scan(&c.ID1, &c.LinkType, &c.Count, &c.Time, &c.Version); err != nil {
-			return err
-		}
-		if err := fn(c); err != nil {
-			return err
-		}
-	}
-	return classify(rows.Err())
+	return EachCount(rows, classify, fn)
 }
 
 // ScanVisibleLinkCounts streams the number of visible links per
 // (id1, link_type) in that order.
-func ScanVisibleLinkCounts(ctx context.Context, db *sql.DB, linkTable string, classify Classifier, fn func(id1, lt, n int64) error) error {
-	rows, err := db.QueryContext(ctx, "SELECT id1, link_type, count(*) FROM "+linkTable+
-		" WHERE visibility = 1 GROUP BY id1, link_type ORDER BY id1, link_type")
+func ScanVisibleLinkCounts(ctx context.Context, db *sql.DB, t Tables, classify Classifier, fn func(id1, lt, n int64) error) error {
+	rows, err := db.QueryContext(ctx, t.VisibleCountsQuery())
 	if err != nil {
 		return classify(err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id1, lt, n int64
-		if err := rows.Scan(&id1, &lt, &n); err != nil {
-			return err
-		}
-		if err := fn(id1, lt, n); err != nil {
-			return err
-		}
-	}
-	return classify(rows.Err())
+	return EachVisibleCount(rows, classify, fn)
 }
 
 // NodeIDRange returns the smallest and largest node id.
-func NodeIDRange(ctx context.Context, db *sql.DB, nodeTable string, classify Classifier) (lo, hi int64, ok bool, err error) {
+func NodeIDRange(ctx context.Context, db *sql.DB, t Tables, classify Classifier) (lo, hi int64, ok bool, err error) {
 	var a, b sql.NullInt64
-	if err := db.QueryRowContext(ctx, "SELECT min(id), max(id) FROM "+nodeTable).Scan(&a, &b); err != nil {
+	if err := db.QueryRowContext(ctx, t.NodeIDRangeQuery()).Scan(&a, &b); err != nil {
 		return 0, 0, false, classify(err)
 	}
 	return a.Int64, b.Int64, a.Valid, nil
@@ -93,11 +102,20 @@ func IsEmpty(ctx context.Context, db *sql.DB, classify Classifier, tables ...str
 
 // GetMeta reads the metadata table.
 func GetMeta(ctx context.Context, db *sql.DB, metaTable string, classify Classifier) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT k, v FROM "+metaTable)
+	rows, err := db.QueryContext(ctx, MetaQuery(metaTable))
 	if err != nil {
 		return nil, classify(err)
 	}
 	defer rows.Close()
+	return ReadMeta(rows, classify)
+}
+
+// MetaQuery reads the metadata table (ReadMeta).
+func MetaQuery(metaTable string) string { return "SELECT k, v FROM " + metaTable }
+
+// ReadMeta collects the rows of MetaQuery; the rows' own error is
+// classified.
+func ReadMeta(rows Rows, classify Classifier) (map[string]string, error) {
 	m := map[string]string{}
 	for rows.Next() {
 		var k, v string

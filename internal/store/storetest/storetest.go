@@ -47,6 +47,7 @@ func RunWith(t *testing.T, newStore func(t *testing.T) store.Store, o Options) {
 		{"AddLinkInsertAndOverwrite", testAddLink},
 		{"UpdateLinkUpserts", testUpdateLink},
 		{"VisibilityTransitionsAndCounts", testVisibility},
+		{"WriteOutcomeRule", testWriteOutcome},
 		{"DeleteLink", testDeleteLink},
 		{"MultigetLinks", testMultiget},
 		{"GetLinkListOrderAndRange", testLinkList},
@@ -148,6 +149,43 @@ func testUpdateLink(t *testing.T, s store.Store) {
 	sameLink(t, "after update", got, l)
 	if c := count(t, s, 11); c != 1 {
 		t.Fatalf("count %d, want 1", c)
+	}
+}
+
+// testWriteOutcome checks every store's link write (the SQL stored
+// procedures included) against the one count rule, graph.WriteOutcome:
+// for each stored state and each write, the result reported and the
+// change of the count.
+func testWriteOutcome(t *testing.T, s store.Store) {
+	id1 := int64(700)
+	for _, old := range []*graph.Link{nil, {Visibility: graph.VisibilityHidden, Time: 5, Version: 1, Data: []byte("a")}, {Visibility: graph.VisibilityDefault, Time: 5, Version: 1, Data: []byte("a")}} {
+		for _, vis := range []uint8{graph.VisibilityHidden, graph.VisibilityDefault} {
+			for _, data := range []string{"a", "b"} {
+				for _, update := range []bool{false, true} {
+					id1++
+					// Another visible link keeps the count above 0 (no clamping).
+					other := link(id1, 1, graph.VisibilityDefault, 1, "o")
+					must[graph.WriteResult](t, "AddLink")(s.AddLink(ctx, &other))
+					var stored graph.Link
+					if old != nil {
+						stored = *old
+						stored.ID1, stored.LinkType, stored.ID2 = id1, lt, 2
+						must[graph.WriteResult](t, "AddLink")(s.AddLink(ctx, &stored))
+					}
+					before := count(t, s, id1)
+					l := link(id1, 2, vis, 5, data)
+					write := s.AddLink
+					if update {
+						write = s.UpdateLink
+					}
+					res := must[graph.WriteResult](t, "link write")(write(ctx, &l))
+					wantRes, delta := graph.WriteOutcome(old != nil, stored, &l)
+					if got := count(t, s, id1); res != wantRes || got-before != delta {
+						t.Errorf("over %+v write %+v (update %v): %s, count %+d; want %s, %+d", old, l, update, res, got-before, wantRes, delta)
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -1,0 +1,13 @@
+package pebble
+
+import "github.com/linkbench/linkbench/internal/store"
+
+// abilities are the optional interfaces the store implements, declared in
+// its Driver; the assertion below keeps a signature slip from dropping one
+// silently, and the conformance suite checks the declaration.
+const abilities = store.CanBulkLoad | store.CanInit | store.CanReset | store.CanCheckEmpty | store.CanKeepMeta | store.CanJournal | store.CanScan | store.CanSize | store.CanDescribe | store.CanPathData
+
+var _ interface {
+	store.Durable
+	store.DataPather
+} = (*Store)(nil)
