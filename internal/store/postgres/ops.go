@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -112,11 +113,9 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 			dst = append(dst, l)
 			continue
 		}
-		var ver int64
-		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &ver); err != nil {
+		if err := sqlstore.ScanListRow(rows.Scan, &l); err != nil {
 			return dst, classify(err)
 		}
-		l.Version = int32(ver)
 		dst = append(dst, l)
 	}
 	return dst, classify(rows.Err())

@@ -164,16 +164,25 @@ func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifi
 	defer rows.Close()
 	for rows.Next() {
 		l := graph.Link{ID1: id1, LinkType: lt, Visibility: graph.VisibilityDefault}
-		// Into int64: database/sql converts an integer into a narrower one
-		// by formatting and parsing it.
-		var ver int64
-		if err := rows.Scan(&l.ID2, &l.Data, &l.Time, &ver); err != nil {
+		if err := ScanListRow(rows.Scan, &l); err != nil {
 			return dst, classify(err)
 		}
-		l.Version = int32(ver)
 		dst = append(dst, l)
 	}
 	return dst, classify(rows.Err())
+}
+
+// ScanListRow scans one list row (id2, data, time, version) into l with
+// scan (a database/sql or pgx row's Scan).
+func ScanListRow(scan func(dest ...any) error, l *graph.Link) error {
+	// Into int64: database/sql converts an integer into a narrower one by
+	// formatting and parsing it.
+	var ver int64
+	if err := scan(&l.ID2, &l.Data, &l.Time, &ver); err != nil {
+		return err
+	}
+	l.Version = int32(ver)
+	return nil
 }
 
 // ScanLinks appends the rows of a multiget (id2, visibility, data, time, version).
