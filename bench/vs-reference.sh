@@ -44,7 +44,10 @@
 # RSS, and every op's mean and p99 latency. Settings: STORES ("postgres
 # mariadb mariadb-rocksdb"), PERF_REQUESTERS ("1 4 16 64"), PERF_ROUNDS
 # (2), PERF_TIME (30 s measured), PERF_WARMUP (10 s), PERF_RESTORE (1: copy
-# the graph back before every run; 0 runs on what the previous run left).
+# the graph back before every run; 0 runs on what the previous run left),
+# PERF_MIX (extra settings for both drivers, e.g. "addlink=0 getnode=100 ..."
+# to price one op alone). Each run also records the server's CPU per
+# request and the machine's idle share over the same window.
 # No statement log is on. docs/performance.md records the figures.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -304,12 +307,16 @@ perf_once() {
   [ "${PERF_RESTORE:-1}" = 1 ] && snapshot_restore "$store" "$PERF_GRAPH"
   say "$store: $driver, $n requesters, round $round (${PERF_TIME:-30} s after ${PERF_WARMUP:-10} s of warm-up)"
   local args=(-D requesters="$n" -D requests=1000000000 -D maxtime="${PERF_TIME:-30}" -D warmup_time="${PERF_WARMUP:-10}")
+  local d
+  for d in ${PERF_MIX:-}; do args+=(-D "$d"); done
   local cmd
   case "$driver" in
     reference) cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r) ;;
     linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") --no-results "${args[@]}") ;;
   esac
-  "$OUT/vsref" perf -label "$driver" -requesters "$n" -log "$dir/driver.out" -o "$dir/perf.json" -- "${cmd[@]}" >&2 ||
+  local server=postgres
+  [ "$store" = postgres ] || server=mariadbd
+  "$OUT/vsref" perf -label "$driver" -requesters "$n" -server "$server" -server-window "$(( ${PERF_TIME:-30} * 2 / 3 ))s" -log "$dir/driver.out" -o "$dir/perf.json" -- "${cmd[@]}" >&2 ||
     die "$driver run failed; see $dir/driver.out"
   echo "$dir/perf.json"
 }

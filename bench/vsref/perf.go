@@ -20,16 +20,23 @@ import (
 // warm-up, which for the reference also leaves the JIT's start out), its
 // peak resident memory, and each op's mean and p99 latency.
 type Perf struct {
-	Label        string            `json:"label"`
-	Requesters   int               `json:"requesters"`
-	Requests     int64             `json:"requests"`
-	Seconds      float64           `json:"seconds"` // of the measured phase, as the driver reports it
-	RequestsPerS float64           `json:"requests_per_sec"`
-	CPUSec       float64           `json:"cpu_sec"` // user + system over the measured window
-	WindowSec    float64           `json:"window_sec"`
-	CPUPerReqUs  float64           `json:"cpu_per_request_us"`
-	PeakRSSKB    int64             `json:"peak_rss_kb"`
-	Ops          map[string]OpPerf `json:"ops"`
+	Label        string  `json:"label"`
+	Requesters   int     `json:"requesters"`
+	Requests     int64   `json:"requests"`
+	Seconds      float64 `json:"seconds"` // of the measured phase, as the driver reports it
+	RequestsPerS float64 `json:"requests_per_sec"`
+	CPUSec       float64 `json:"cpu_sec"` // user + system over the measured window
+	WindowSec    float64 `json:"window_sec"`
+	CPUPerReqUs  float64 `json:"cpu_per_request_us"`
+	PeakRSSKB    int64   `json:"peak_rss_kb"`
+	// The server's processes' CPU per request and the share of the
+	// machine's CPU left idle, over a window that starts with the measured
+	// one and ends before either driver closes its connections (a backend
+	// that has exited no longer shows its CPU): what the driver's cost
+	// does to the database beside it.
+	ServerCPUPerReqUs float64           `json:"server_cpu_per_request_us,omitempty"`
+	IdlePct           float64           `json:"idle_pct,omitempty"`
+	Ops               map[string]OpPerf `json:"ops"`
 }
 
 // OpPerf is one op's latency. The reference's default histogram gives the
@@ -59,6 +66,8 @@ func perfCmd(args []string) error {
 	requesters := fs.Int("requesters", 0, "requesters of the run (for the tables)")
 	out := fs.String("o", "", "the run's figures (JSON)")
 	logPath := fs.String("log", "", "the driver's output (stdout and stderr)")
+	server := fs.String("server", "", "command name of the server's processes (postgres, mariadbd), for its CPU")
+	serverWindow := fs.Duration("server-window", 20*time.Second, "how long after the warm-up to sample the server's CPU (less than the measured time)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -82,6 +91,13 @@ func perfCmd(args []string) error {
 
 	p := Perf{Label: *label, Requesters: *requesters, Ops: map[string]OpPerf{}}
 	var cpuA, cpuB float64
+	type sample struct{ srv, idle, all float64 }
+	take := func() sample {
+		idle, all := machineIdle()
+		return sample{namedCPU(*server), idle, all}
+	}
+	var srvA sample
+	srvB := make(chan sample, 1)
 	var tA, tB time.Time
 	sc := bufio.NewScanner(pr)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -91,6 +107,8 @@ func perfCmd(args []string) error {
 		switch {
 		case tA.IsZero() && reWarmupDone.MatchString(line):
 			tA, cpuA = time.Now(), procCPU(cmd.Process.Pid)
+			srvA = take()
+			time.AfterFunc(*serverWindow, func() { srvB <- take() })
 		case rePhaseDone.MatchString(line):
 			tB, cpuB = time.Now(), procCPU(cmd.Process.Pid)
 			m := rePhaseDone.FindStringSubmatch(line)
@@ -122,6 +140,17 @@ func perfCmd(args []string) error {
 	p.CPUSec = cpuB - cpuA
 	p.WindowSec = tB.Sub(tA).Seconds()
 	p.CPUPerReqUs = p.CPUSec * 1e6 / float64(p.Requests)
+	select {
+	case b := <-srvB:
+		w := serverWindow.Seconds()
+		if *server != "" && p.RequestsPerS > 0 {
+			p.ServerCPUPerReqUs = (b.srv - srvA.srv) / w * 1e6 / p.RequestsPerS
+		}
+		if b.all > srvA.all {
+			p.IdlePct = 100 * (b.idle - srvA.idle) / (b.all - srvA.all)
+		}
+	default: // the phase ended before the window: no server figures
+	}
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
@@ -152,6 +181,48 @@ func procCPU(pid int) float64 {
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
 	return (ut + st) / clockTicks
+}
+
+// namedCPU is the CPU in seconds of every process whose command name is
+// name (a server's backends come and go with connections; the drivers
+// keep theirs open for the whole window).
+func namedCPU(name string) float64 {
+	if name == "" {
+		return 0
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var sum float64
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSpace(string(b)) == name {
+			sum += procCPU(pid)
+		}
+	}
+	return sum
+}
+
+// machineIdle is the idle and total CPU time of the machine, in ticks.
+func machineIdle() (idle, all float64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	for i, v := range f[1:] {
+		x, _ := strconv.ParseFloat(v, 64)
+		all += x
+		if i == 3 || i == 4 { // idle, iowait
+			idle += x
+		}
+	}
+	return idle, all
 }
 
 // clockTicks is USER_HZ, 100 on Linux.

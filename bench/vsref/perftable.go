@@ -69,6 +69,21 @@ func perfTable(w io.Writer, title string, paths []string) error {
 			failed = append(failed, fmt.Sprintf("%d requesters: peak RSS %.0f MB > a third of %.0f MB", n, lm, rm))
 		}
 	}
+	fmt.Fprintf(w, "\nthe server beside the driver (medians): CPU per request, us, and the machine's idle share\n%10s | %8s %8s %6s | %8s %8s\n",
+		"requesters", "ref srv", "lb srv", "ratio", "ref idle", "lb idle")
+	for _, n := range ns {
+		ref, lb := runs[key{"reference", n}], runs[key{"linkbench", n}]
+		if len(ref) == 0 || len(lb) == 0 {
+			continue
+		}
+		rs, ls := med(ref, func(p Perf) float64 { return p.ServerCPUPerReqUs }), med(lb, func(p Perf) float64 { return p.ServerCPUPerReqUs })
+		ri, li := med(ref, func(p Perf) float64 { return p.IdlePct }), med(lb, func(p Perf) float64 { return p.IdlePct })
+		ratio := 0.0
+		if rs > 0 {
+			ratio = ls / rs
+		}
+		fmt.Fprintf(w, "%10d | %8.1f %8.1f %6.2f | %7.1f%% %7.1f%%\n", n, rs, ls, ratio, ri, li)
+	}
 	ops := []string{"ADD_LINK", "DELETE_LINK", "UPDATE_LINK", "COUNT_LINK", "MULTIGET_LINK", "GET_LINKS_LIST", "ADD_NODE", "UPDATE_NODE", "DELETE_NODE", "GET_NODE"}
 	fmt.Fprintf(w, "\nmean / p99 latency, ms (medians; the reference's p99 is its bucket's upper bound)\n%-15s", "op")
 	for _, n := range ns {

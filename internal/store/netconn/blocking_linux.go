@@ -37,6 +37,40 @@ type blockingConn struct {
 	closed atomic.Bool
 
 	readDeadline, writeDeadline atomic.Int64 // unix nanoseconds, 0 = none
+
+	// armed is the channel whose closing ends a wait (Arm), nil when none;
+	// last is the holder Arm made most recently, reused while the channel
+	// is the same (a requester's context lives for many statements), so
+	// arming allocates nothing. last is only touched by Arm's caller.
+	armed atomic.Pointer[doneCh]
+	last  *doneCh
+}
+
+type doneCh struct{ c <-chan struct{} }
+
+// Arm implements Interruptible.
+func (c *blockingConn) Arm(done <-chan struct{}) {
+	if c.last == nil || c.last.c != done {
+		c.last = &doneCh{done}
+	}
+	c.armed.Store(c.last)
+}
+
+// Disarm implements Interruptible.
+func (c *blockingConn) Disarm() { c.armed.Store(nil) }
+
+// interrupted reports whether the armed channel is closed.
+func (c *blockingConn) interrupted() bool {
+	d := c.armed.Load()
+	if d == nil {
+		return false
+	}
+	select {
+	case <-d.c:
+		return true
+	default:
+		return false
+	}
 }
 
 func dialBlocking(ctx context.Context, network, addr string, timeout, keepAlive time.Duration) (net.Conn, error) {
@@ -207,7 +241,7 @@ func (c *blockingConn) rw(write bool, b []byte, deadline *atomic.Int64) (int, er
 		if c.closed.Load() {
 			return 0, c.opError(op, net.ErrClosed)
 		}
-		if dl := deadline.Load(); dl != 0 && time.Now().UnixNano() >= dl {
+		if dl := deadline.Load(); (dl != 0 && time.Now().UnixNano() >= dl) || c.interrupted() {
 			return 0, c.opError(op, os.ErrDeadlineExceeded)
 		}
 		n, _, errno := syscall.RawSyscall6(trap, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), flags, 0, 0)
@@ -220,7 +254,7 @@ func (c *blockingConn) rw(write bool, b []byte, deadline *atomic.Int64) (int, er
 			// the deadline, let the runtime have its way, wait again. A
 			// restarted read waits a whole tick again, so the deadline is
 			// checked here and not left to the socket's timeout.
-			if dl := deadline.Load(); dl != 0 && time.Now().UnixNano() >= dl {
+			if dl := deadline.Load(); (dl != 0 && time.Now().UnixNano() >= dl) || c.interrupted() {
 				return 0, c.opError(op, os.ErrDeadlineExceeded)
 			}
 			if errno == syscall.EINTR {

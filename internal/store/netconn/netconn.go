@@ -101,6 +101,22 @@ func (d Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn
 	return dialBlocking(ctx, network, addr, timeout, ka)
 }
 
+// Interruptible is a connection whose waits also end when a channel is
+// closed, checked where its deadlines are (a blocking connection: at every
+// tick). A driver that arms it with the context's Done channel for one
+// statement can hand the driver library a context that is never cancelled,
+// which spares the library's per-statement context watching (a callback
+// registered on and removed from the context every statement). Arm and
+// Disarm are called by the connection's user, one at a time; the wait
+// sees them from any goroutine.
+type Interruptible interface {
+	net.Conn
+	// Arm makes a waiting read or write fail with os.ErrDeadlineExceeded
+	// once done is closed, until Disarm.
+	Arm(done <-chan struct{})
+	Disarm()
+}
+
 // reserved counts the Ps added by Reserve, so overlapping reservations
 // (two stores in one process) add up and give back exactly what they took.
 var reserved struct {

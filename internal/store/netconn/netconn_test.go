@@ -141,6 +141,41 @@ func TestPastDeadlineWakesBlockedRead(t *testing.T) {
 	}
 }
 
+// Arm: closing the armed channel ends a blocked read as a past deadline
+// does; after Disarm a closed channel no longer matters.
+func TestArmedChannelWakesBlockedRead(t *testing.T) {
+	c, s := pair(t, "tcp")
+	ic := c.(Interruptible)
+	done := make(chan struct{})
+	ic.Arm(done)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 10))
+		errc <- err
+	}()
+	close(done)
+	var err error
+	within(t, 5*time.Second, "the blocked read", func() { err = <-errc })
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("blocked read after the armed channel closed: %v, want a deadline error", err)
+	}
+	ic.Disarm()
+	if _, err := s.Write([]byte("after")); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 5)
+	within(t, 5*time.Second, "read after Disarm", func() { _, err = io.ReadFull(c, b) })
+	if err != nil || string(b) != "after" {
+		t.Fatalf("read after Disarm: %q, %v", b, err)
+	}
+	// Arming again with the same channel reuses its holder.
+	ic.Arm(done)
+	before := testing.AllocsPerRun(100, func() { ic.Arm(done); ic.Disarm() })
+	if before != 0 {
+		t.Fatalf("Arm with the same channel allocated %v times per call, want 0", before)
+	}
+}
+
 func TestCloseWakesBlockedRead(t *testing.T) {
 	c, _ := pair(t, "tcp")
 	errc := make(chan error, 1)

@@ -1,64 +1,229 @@
 package postgres
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
+	"sync"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
-// The request phase's statements, built once: the same text every call
-// also finds pgx's statement cache without building a string.
+// The request phase's statements run below pgx's query layer: each is
+// prepared on a connection under its own name the first time that
+// connection runs it, its parameters are encoded in binary for the types
+// the server gave them, and rows are decoded from their wire bytes. pgx's
+// Query and Scan (a query builder, a type map and a scan plan per value)
+// cost more driver CPU per request than the server spends on a primary-key
+// read; this path does only the protocol's work.
+
+// stmt is one request-phase statement.
+type stmt struct{ name, sql string }
+
 type queries struct {
-	write, multiget, list, count, addNode, getNode, updNode, delNode string
+	write, multiget, list, count, addNode, getNode, updNode, delNode stmt
 }
 
 func (s *Store) buildQueries() queries {
 	t := s.t
 	return queries{
-		write:    "SELECT " + s.writeFunc() + "($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-		multiget: "SELECT id2, visibility, data, time, version FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = ANY($3)",
-		list: "SELECT id2, data, time, version FROM " + t.Link +
-			" WHERE id1 = $1 AND link_type = $2 AND visibility = 1 AND time >= $3 AND time <= $4 ORDER BY time DESC, id2 DESC LIMIT $5 OFFSET $6",
-		count:   "SELECT count FROM " + t.Count + " WHERE id = $1 AND link_type = $2",
-		addNode: "INSERT INTO " + t.Node + " (type, version, time, data) VALUES ($1, $2, $3, $4) RETURNING id",
-		getNode: "SELECT version, time, data FROM " + t.Node + " WHERE id = $1 AND type = $2",
-		updNode: "UPDATE " + t.Node + " SET version = $1, time = $2, data = $3 WHERE id = $4 AND type = $5",
-		delNode: "DELETE FROM " + t.Node + " WHERE id = $1 AND type = $2",
+		write:    stmt{"lb_write", "SELECT " + s.writeFunc() + "($1, $2, $3, $4, $5, $6, $7, $8, $9)"},
+		multiget: stmt{"lb_multiget", "SELECT id2, visibility, data, time, version FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = ANY($3)"},
+		list: stmt{"lb_list", "SELECT id2, data, time, version FROM " + t.Link +
+			" WHERE id1 = $1 AND link_type = $2 AND visibility = 1 AND time >= $3 AND time <= $4 ORDER BY time DESC, id2 DESC LIMIT $5 OFFSET $6"},
+		count:   stmt{"lb_count", "SELECT count FROM " + t.Count + " WHERE id = $1 AND link_type = $2"},
+		addNode: stmt{"lb_add_node", "INSERT INTO " + t.Node + " (type, version, time, data) VALUES ($1, $2, $3, $4) RETURNING id"},
+		getNode: stmt{"lb_get_node", "SELECT version, time, data FROM " + t.Node + " WHERE id = $1 AND type = $2"},
+		updNode: stmt{"lb_update_node", "UPDATE " + t.Node + " SET version = $1, time = $2, data = $3 WHERE id = $4 AND type = $5"},
+		delNode: stmt{"lb_delete_node", "DELETE FROM " + t.Node + " WHERE id = $1 AND type = $2"},
 	}
 }
 
-// binaryAs reports whether every column of a result arrives in binary
-// format with the given type: then rows are decoded from their wire bytes
-// instead of through pgx's per-value scan plans. Tables made by the
-// reference (other column types) take the Scan path.
-func binaryAs(fds []pgconn.FieldDescription, oids ...uint32) bool {
-	if len(fds) != len(oids) {
-		return false
+// arg is one parameter: an integer, a byte string or a list of ids.
+type arg struct {
+	n    int64
+	b    []byte
+	ids  []int64
+	kind uint8
+}
+
+const (
+	argInt = iota
+	argBytes
+	argIDs
+)
+
+func num(n int64) arg      { return arg{n: n} }
+func blob(b []byte) arg    { return arg{b: b, kind: argBytes} }
+func idList(v []int64) arg { return arg{ids: v, kind: argIDs} }
+
+// maxArgs is the most parameters a request statement has (the link write).
+const maxArgs = 9
+
+// binary is the format code of every parameter and result column.
+var binary9 = []int16{1, 1, 1, 1, 1, 1, 1, 1, 1}
+
+// scratch holds one call's encoded parameters; pooled, so a request
+// allocates nothing for them.
+type scratch struct {
+	vals [maxArgs][]byte
+	buf  []byte
+}
+
+var scratches = sync.Pool{New: func() any { return &scratch{buf: make([]byte, 0, 256)} }}
+
+// encode writes args in binary for the parameter types oids.
+func (sc *scratch) encode(oids []uint32, args []arg) ([][]byte, error) {
+	if len(oids) != len(args) {
+		return nil, fmt.Errorf("the server expects %d parameters, linkbench sends %d", len(oids), len(args))
 	}
-	for i, fd := range fds {
-		if fd.Format != pgx.BinaryFormatCode || fd.DataTypeOID != oids[i] {
-			return false
+	sc.buf = sc.buf[:0]
+	var ends [maxArgs]int
+	for i, a := range args {
+		var err error
+		switch a.kind {
+		case argInt:
+			sc.buf, err = appendInt(sc.buf, oids[i], a.n)
+		case argIDs:
+			if oids[i] != pgtype.Int8ArrayOID {
+				err = fmt.Errorf("parameter %d has type oid %d, want bigint[]", i+1, oids[i])
+				break
+			}
+			sc.buf = appendIDArray(sc.buf, a.ids)
+		case argBytes:
+			if oids[i] != pgtype.ByteaOID {
+				err = fmt.Errorf("parameter %d has type oid %d, want bytea", i+1, oids[i])
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		ends[i] = len(sc.buf)
+	}
+	// Slice only now: appends above may have moved the buffer.
+	start := 0
+	for i, a := range args {
+		if a.kind == argBytes {
+			sc.vals[i] = a.b
+			if sc.vals[i] == nil {
+				sc.vals[i] = []byte{} // NULL is not an empty payload
+			}
+		} else {
+			sc.vals[i] = sc.buf[start:ends[i]:ends[i]]
+		}
+		start = ends[i]
+	}
+	return sc.vals[:len(args)], nil
+}
+
+func appendInt(b []byte, oid uint32, n int64) ([]byte, error) {
+	switch oid {
+	case pgtype.Int8OID:
+		return binary.BigEndian.AppendUint64(b, uint64(n)), nil
+	case pgtype.Int4OID:
+		if n < math.MinInt32 || n > math.MaxInt32 {
+			return b, fmt.Errorf("%d does not fit the integer column", n)
+		}
+		return binary.BigEndian.AppendUint32(b, uint32(int32(n))), nil
+	case pgtype.Int2OID:
+		if n < math.MinInt16 || n > math.MaxInt16 {
+			return b, fmt.Errorf("%d does not fit the smallint column", n)
+		}
+		return binary.BigEndian.AppendUint16(b, uint16(int16(n))), nil
+	}
+	return b, fmt.Errorf("a parameter has type oid %d; linkbench sends smallint, integer or bigint", oid)
+}
+
+// appendIDArray encodes a one-dimensional bigint[] without NULLs.
+func appendIDArray(b []byte, ids []int64) []byte {
+	b = binary.BigEndian.AppendUint32(b, 1) // dimensions
+	b = binary.BigEndian.AppendUint32(b, 0) // no NULLs
+	b = binary.BigEndian.AppendUint32(b, pgtype.Int8OID)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(ids)))
+	b = binary.BigEndian.AppendUint32(b, 1) // lower bound
+	for _, id := range ids {
+		b = binary.BigEndian.AppendUint32(b, 8)
+		b = binary.BigEndian.AppendUint64(b, uint64(id))
+	}
+	return b
+}
+
+// row is one result row: its values in binary and their columns.
+type row struct {
+	v   [][]byte
+	fds []pgconn.FieldDescription
+}
+
+// int reads integer column i (smallint, integer or bigint).
+func (r row) int(i int) (int64, error) {
+	v, fd := r.v[i], r.fds[i]
+	switch {
+	case fd.DataTypeOID == pgtype.Int8OID && len(v) == 8:
+		return int64(binary.BigEndian.Uint64(v)), nil
+	case fd.DataTypeOID == pgtype.Int4OID && len(v) == 4:
+		return int64(int32(binary.BigEndian.Uint32(v))), nil
+	case fd.DataTypeOID == pgtype.Int2OID && len(v) == 2:
+		return int64(int16(binary.BigEndian.Uint16(v))), nil
+	}
+	return 0, fmt.Errorf("column %s: type oid %d with %d bytes; linkbench reads smallint, integer or bigint", fd.Name, fd.DataTypeOID, len(v))
+}
+
+// bytes reads bytea column i; the slice is only valid until the next row.
+func (r row) bytes(i int) ([]byte, error) {
+	if r.fds[i].DataTypeOID != pgtype.ByteaOID || r.v[i] == nil {
+		return nil, fmt.Errorf("column %s: type oid %d; linkbench reads a non-NULL bytea", r.fds[i].Name, r.fds[i].DataTypeOID)
+	}
+	return r.v[i], nil
+}
+
+// exec runs st with args on a connection of the pool, calling each (when
+// not nil) for every row, and returns the command tag.
+func exec(ctx context.Context, pool *pgxpool.Pool, st *stmt, args []arg, each func(row) error) (pgconn.CommandTag, error) {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	defer c.Release()
+	sd, err := c.Conn().Prepare(ctx, st.name, st.sql)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	sc := scratches.Get().(*scratch)
+	defer scratches.Put(sc)
+	vals, err := sc.encode(sd.ParamOIDs, args)
+	if err != nil {
+		return pgconn.CommandTag{}, fmt.Errorf("%s: %w", st.name, err)
+	}
+	pc := c.Conn().PgConn()
+	// A blocking connection watches ctx itself (at its tick, as it does
+	// the deadline pgx would set on cancellation), so pgconn is given a
+	// context it need not watch.
+	ectx := ctx
+	if ic, ok := pc.Conn().(netconn.Interruptible); ok && ctx.Done() != nil {
+		if err := ctx.Err(); err != nil {
+			return pgconn.CommandTag{}, err
+		}
+		ic.Arm(ctx.Done())
+		defer ic.Disarm()
+		ectx = context.Background()
+	}
+	rr := pc.ExecStatement(ectx, sd, vals, binary9[:len(vals)], binary9[:len(sd.Fields)])
+	if each != nil {
+		r := row{fds: sd.Fields}
+		for rr.NextRow() {
+			r.v = rr.Values()
+			if err := each(r); err != nil {
+				rr.Close()
+				return pgconn.CommandTag{}, err
+			}
 		}
 	}
-	return true
-}
-
-// wireInt decodes a binary int2, int4 or int8 value of want bytes.
-func wireInt(v []byte, want int, col string) (int64, error) {
-	if len(v) != want {
-		return 0, fmt.Errorf("column %s: %d bytes on the wire, want %d", col, len(v), want)
-	}
-	switch want {
-	case 2:
-		return int64(int16(binary.BigEndian.Uint16(v))), nil
-	case 4:
-		return int64(int32(binary.BigEndian.Uint32(v))), nil
-	}
-	return int64(binary.BigEndian.Uint64(v)), nil
+	return rr.Close()
 }
 
 // payloads collects the data of one result's rows in one growing buffer:
@@ -75,39 +240,25 @@ func (p *payloads) add(v []byte) []byte {
 	return p.buf[off:len(p.buf):len(p.buf)]
 }
 
-// listRow decodes id2, data, time, version.
-func listRow(v [][]byte, l *graph.Link, data *payloads) error {
-	return linkCols(v[0], v[1], v[2], v[3], l, data)
-}
-
-// multigetRow decodes id2, visibility, data, time, version.
-func multigetRow(v [][]byte, l *graph.Link, data *payloads) error {
-	vis, err := wireInt(v[1], 2, "visibility")
+// link reads id2 from column id2c and data, time and version from
+// columns rest, rest+1 and rest+2 of r.
+func (r row) link(id2c, rest int, l *graph.Link, data *payloads) error {
+	id2, err := r.int(id2c)
 	if err != nil {
 		return err
 	}
-	l.Visibility = uint8(vis)
-	return linkCols(v[0], v[2], v[3], v[4], l, data)
-}
-
-func linkCols(id2v, datav, tmv, verv []byte, l *graph.Link, data *payloads) error {
-	id2, err := wireInt(id2v, 8, "id2")
+	d, err := r.bytes(rest)
 	if err != nil {
 		return err
 	}
-	tm, err := wireInt(tmv, 8, "time")
+	tm, err := r.int(rest + 1)
 	if err != nil {
 		return err
 	}
-	ver, err := wireInt(verv, 8, "version")
+	ver, err := r.int(rest + 2)
 	if err != nil {
 		return err
 	}
-	l.ID2, l.Time, l.Version, l.Data = id2, tm, int32(ver), data.add(datav)
+	l.ID2, l.Time, l.Version, l.Data = id2, tm, int32(ver), data.add(d)
 	return nil
 }
-
-var (
-	listOIDs     = []uint32{pgtype.Int8OID, pgtype.ByteaOID, pgtype.Int8OID, pgtype.Int8OID}
-	multigetOIDs = []uint32{pgtype.Int8OID, pgtype.Int2OID, pgtype.ByteaOID, pgtype.Int8OID, pgtype.Int8OID}
-)

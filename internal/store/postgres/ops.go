@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/linkbench/linkbench/internal/graph"
-	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -21,9 +19,17 @@ func nonNil(b []byte) []byte {
 }
 
 func (s *Store) write(ctx context.Context, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode int) (int, error) {
-	var res int
-	err := s.pool.QueryRow(ctx, s.q.write,
-		id1, lt, id2, int16(vis), nonNil(data), tm, int64(ver), nowMs(), mode).Scan(&res)
+	res := -1
+	_, err := exec(ctx, s.pool, &s.q.write, []arg{num(id1), num(lt), num(id2), num(int64(vis)), blob(data), num(tm), num(int64(ver)), num(nowMs()), num(int64(mode))},
+		func(r row) (err error) {
+			var n int64
+			n, err = r.int(0)
+			res = int(n)
+			return err
+		})
+	if err == nil && (res < 0 || res > 2) {
+		err = fmt.Errorf("%s returned %d, want 0, 1 or 2", s.writeFunc(), res)
+	}
 	return res, classify(err)
 }
 
@@ -63,31 +69,24 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if len(id2s) == 0 {
 		return dst, nil
 	}
-	rows, err := s.pool.Query(ctx, s.q.multiget, lt, id1, id2s)
+	var data payloads
+	_, err := exec(ctx, s.pool, &s.q.multiget, []arg{num(lt), num(id1), idList(id2s)}, func(r row) error {
+		l := graph.Link{ID1: id1, LinkType: lt}
+		vis, err := r.int(1)
+		if err != nil {
+			return err
+		}
+		l.Visibility = uint8(vis)
+		if err := r.link(0, 2, &l, &data); err != nil {
+			return err
+		}
+		dst = append(dst, l)
+		return nil
+	})
 	if err != nil {
 		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
 	}
-	defer rows.Close()
-	fast := binaryAs(rows.FieldDescriptions(), multigetOIDs...)
-	var data payloads
-	for rows.Next() {
-		l := graph.Link{ID1: id1, LinkType: lt}
-		if fast {
-			if err := multigetRow(rows.RawValues(), &l, &data); err != nil {
-				return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, err)
-			}
-			dst = append(dst, l)
-			continue
-		}
-		var vis int16
-		var ver int64
-		if err := rows.Scan(&l.ID2, &vis, &l.Data, &l.Time, &ver); err != nil {
-			return dst, classify(err)
-		}
-		l.Visibility, l.Version = uint8(vis), int32(ver)
-		dst = append(dst, l)
-	}
-	return dst, classify(rows.Err())
+	return dst, nil
 }
 
 // GetLinkList implements store.Store.
@@ -96,38 +95,29 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 	if limit <= 0 {
 		limit = graph.DefaultListLimit
 	}
-	rows, err := s.pool.Query(ctx, s.q.list,
-		q.ID1, q.LinkType, q.MinTime, q.MaxTime, limit, max(q.Offset, 0))
+	var data payloads
+	_, err := exec(ctx, s.pool, &s.q.list, []arg{num(q.ID1), num(q.LinkType), num(q.MinTime), num(q.MaxTime), num(int64(limit)), num(int64(max(q.Offset, 0)))},
+		func(r row) error {
+			l := graph.Link{ID1: q.ID1, LinkType: q.LinkType, Visibility: graph.VisibilityDefault}
+			if err := r.link(0, 1, &l, &data); err != nil {
+				return err
+			}
+			dst = append(dst, l)
+			return nil
+		})
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, classify(err))
 	}
-	defer rows.Close()
-	fast := binaryAs(rows.FieldDescriptions(), listOIDs...)
-	var data payloads
-	for rows.Next() {
-		l := graph.Link{ID1: q.ID1, LinkType: q.LinkType, Visibility: graph.VisibilityDefault}
-		if fast {
-			if err := listRow(rows.RawValues(), &l, &data); err != nil {
-				return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, err)
-			}
-			dst = append(dst, l)
-			continue
-		}
-		if err := sqlstore.ScanListRow(rows.Scan, &l); err != nil {
-			return dst, classify(err)
-		}
-		dst = append(dst, l)
-	}
-	return dst, classify(rows.Err())
+	return dst, nil
 }
 
 // CountLinks implements store.Store.
 func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 	var n int64
-	err := s.pool.QueryRow(ctx, s.q.count, id1, lt).Scan(&n)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
+	_, err := exec(ctx, s.pool, &s.q.count, []arg{num(id1), num(lt)}, func(r row) (err error) {
+		n, err = r.int(0)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("count %d/%d: %w", id1, lt, classify(err))
 	}
@@ -136,9 +126,14 @@ func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 
 // AddNode implements store.Store.
 func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
-	var id int64
-	err := s.pool.QueryRow(ctx, s.q.addNode,
-		n.Type, n.Version, n.Time, nonNil(n.Data)).Scan(&id)
+	id := int64(-1)
+	_, err := exec(ctx, s.pool, &s.q.addNode, []arg{num(int64(n.Type)), num(n.Version), num(int64(n.Time)), blob(n.Data)}, func(r row) (err error) {
+		id, err = r.int(0)
+		return err
+	})
+	if err == nil && id < 0 {
+		err = errors.New("the insert returned no id")
+	}
 	if err != nil {
 		return 0, fmt.Errorf("add node: %w", classify(err))
 	}
@@ -148,21 +143,36 @@ func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 // GetNode implements store.Store.
 func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error) {
 	n := graph.Node{ID: id, Type: nodeType}
-	err := s.pool.QueryRow(ctx, s.q.getNode, id, nodeType).
-		Scan(&n.Version, &n.Time, &n.Data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return graph.Node{}, false, nil
-	}
+	found := false
+	_, err := exec(ctx, s.pool, &s.q.getNode, []arg{num(id), num(int64(nodeType))}, func(r row) error {
+		var err error
+		if n.Version, err = r.int(0); err != nil {
+			return err
+		}
+		tm, err := r.int(1)
+		if err != nil {
+			return err
+		}
+		n.Time = int32(tm)
+		d, err := r.bytes(2)
+		if err != nil {
+			return err
+		}
+		n.Data, found = append([]byte{}, d...), true
+		return nil
+	})
 	if err != nil {
 		return graph.Node{}, false, fmt.Errorf("get node %d: %w", id, classify(err))
+	}
+	if !found {
+		return graph.Node{}, false, nil
 	}
 	return n, true, nil
 }
 
 // UpdateNode implements store.Store.
 func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
-	tag, err := s.pool.Exec(ctx, s.q.updNode,
-		n.Version, n.Time, nonNil(n.Data), n.ID, n.Type)
+	tag, err := exec(ctx, s.pool, &s.q.updNode, []arg{num(n.Version), num(int64(n.Time)), blob(n.Data), num(n.ID), num(int64(n.Type))}, nil)
 	if err != nil {
 		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
 	}
@@ -171,7 +181,7 @@ func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
 
 // DeleteNode implements store.Store.
 func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	tag, err := s.pool.Exec(ctx, s.q.delNode, id, nodeType)
+	tag, err := exec(ctx, s.pool, &s.q.delNode, []arg{num(id), num(int64(nodeType))}, nil)
 	if err != nil {
 		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
 	}
