@@ -44,7 +44,8 @@
 # RSS, and every op's mean and p99 latency. Settings: STORES ("postgres
 # mariadb mariadb-rocksdb"), PERF_REQUESTERS ("1 4 16 64"), PERF_ROUNDS
 # (2), PERF_TIME (30 s measured), PERF_WARMUP (10 s), PERF_RESTORE (1: copy
-# the graph back before every run; 0 runs on what the previous run left),
+# the graph back before every run; 0 runs on what the previous run left;
+# once copies it back before the first run only),
 # PERF_MIX (extra settings for both drivers, e.g. "addlink=0 getnode=100 ..."
 # to price one op alone). Each run also records the server's CPU per
 # request and the machine's idle share over the same window.
@@ -336,6 +337,9 @@ perf_compare() {
       die "load failed; see $OUT/$store-perf-load.out"
     snapshot_save "$store" "$PERF_GRAPH"
   fi
+  # once: one copy back before the first run (a graph an interrupted
+  # run left behind), then each run goes on from the previous one's.
+  [ "${PERF_RESTORE:-1}" = once ] && snapshot_restore "$store" "$PERF_GRAPH"
   case "$store" in
     mariadb*)
       local want=InnoDB have

@@ -25,6 +25,7 @@ const (
 	CanPathData                          // DataPather
 	CanLock                              // Locker
 	CanPing                              // Pinger
+	CanSession                           // Sessioner
 )
 
 // abilities names each ability and tells whether a store has it.
@@ -49,6 +50,7 @@ var abilities = []struct {
 	{CanPathData, "DataPather", implements[DataPather]},
 	{CanLock, "Locker", implements[Locker]},
 	{CanPing, "Pinger", implements[Pinger]},
+	{CanSession, "Sessioner", implements[Sessioner]},
 }
 
 func implements[I any](st Store) bool {

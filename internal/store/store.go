@@ -168,6 +168,17 @@ type Sizer interface {
 	SizeOnDisk(ctx context.Context) (int64, error)
 }
 
+// Sessioner is a store that can give one worker a session: a Store whose
+// request operations run on one connection it keeps between them, instead
+// of taking one from the pool and giving it back around every operation (a
+// Java requester of the reference holds its connections in the same way).
+// A broken connection is given up and the next operation takes another.
+// Only the request operations are for sessions; Close gives the connection
+// back and leaves the store open. A session is used by one goroutine.
+type Sessioner interface {
+	Session() Store
+}
+
 // ServerLocator is a store backed by a database server. It says where the
 // server of each target is, as far as the server tells, so that a driver
 // running on the same machine can measure the server's CPU, memory and

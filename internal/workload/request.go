@@ -312,6 +312,13 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 		go func() {
 			defer wg.Done()
 			defer p.running.Add(-1)
+			// A requester keeps its connection between operations where
+			// the store can (store.Sessioner), as the reference's do.
+			if ss, ok := p.Store.(store.Sessioner); ok {
+				sess := ss.Session()
+				defer sess.Close()
+				q.store = sess
+			}
 			if q.run(runCtx, measureFrom, deadline) {
 				failedLimit.Store(true)
 				stop(nil)

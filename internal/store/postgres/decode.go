@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store/netconn"
 )
@@ -181,14 +180,14 @@ func (r row) bytes(i int) ([]byte, error) {
 	return r.v[i], nil
 }
 
-// exec runs st with args on a connection of the pool, calling each (when
+// exec runs st with args on a connection of cs, calling each (when
 // not nil) for every row, and returns the command tag.
-func exec(ctx context.Context, pool *pgxpool.Pool, st *stmt, args []arg, each func(row) error) (pgconn.CommandTag, error) {
-	c, err := pool.Acquire(ctx)
+func exec(ctx context.Context, cs conns, st *stmt, args []arg, each func(row) error) (pgconn.CommandTag, error) {
+	c, err := cs.get(ctx)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
-	defer c.Release()
+	defer cs.put(c)
 	sd, err := c.Conn().Prepare(ctx, st.name, st.sql)
 	if err != nil {
 		return pgconn.CommandTag{}, err

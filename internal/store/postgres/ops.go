@@ -20,7 +20,7 @@ func nonNil(b []byte) []byte {
 
 func (s *Store) write(ctx context.Context, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode int) (int, error) {
 	res := -1
-	_, err := exec(ctx, s.pool, &s.q.write, []arg{num(id1), num(lt), num(id2), num(int64(vis)), blob(data), num(tm), num(int64(ver)), num(nowMs()), num(int64(mode))},
+	_, err := exec(ctx, s.conns, &s.q.write, []arg{num(id1), num(lt), num(id2), num(int64(vis)), blob(data), num(tm), num(int64(ver)), num(nowMs()), num(int64(mode))},
 		func(r row) (err error) {
 			var n int64
 			n, err = r.int(0)
@@ -70,7 +70,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 		return dst, nil
 	}
 	var data payloads
-	_, err := exec(ctx, s.pool, &s.q.multiget, []arg{num(lt), num(id1), idList(id2s)}, func(r row) error {
+	_, err := exec(ctx, s.conns, &s.q.multiget, []arg{num(lt), num(id1), idList(id2s)}, func(r row) error {
 		l := graph.Link{ID1: id1, LinkType: lt}
 		vis, err := r.int(1)
 		if err != nil {
@@ -96,7 +96,7 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 		limit = graph.DefaultListLimit
 	}
 	var data payloads
-	_, err := exec(ctx, s.pool, &s.q.list, []arg{num(q.ID1), num(q.LinkType), num(q.MinTime), num(q.MaxTime), num(int64(limit)), num(int64(max(q.Offset, 0)))},
+	_, err := exec(ctx, s.conns, &s.q.list, []arg{num(q.ID1), num(q.LinkType), num(q.MinTime), num(q.MaxTime), num(int64(limit)), num(int64(max(q.Offset, 0)))},
 		func(r row) error {
 			l := graph.Link{ID1: q.ID1, LinkType: q.LinkType, Visibility: graph.VisibilityDefault}
 			if err := r.link(0, 1, &l, &data); err != nil {
@@ -114,7 +114,7 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 // CountLinks implements store.Store.
 func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 	var n int64
-	_, err := exec(ctx, s.pool, &s.q.count, []arg{num(id1), num(lt)}, func(r row) (err error) {
+	_, err := exec(ctx, s.conns, &s.q.count, []arg{num(id1), num(lt)}, func(r row) (err error) {
 		n, err = r.int(0)
 		return err
 	})
@@ -127,7 +127,7 @@ func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 // AddNode implements store.Store.
 func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 	id := int64(-1)
-	_, err := exec(ctx, s.pool, &s.q.addNode, []arg{num(int64(n.Type)), num(n.Version), num(int64(n.Time)), blob(n.Data)}, func(r row) (err error) {
+	_, err := exec(ctx, s.conns, &s.q.addNode, []arg{num(int64(n.Type)), num(n.Version), num(int64(n.Time)), blob(n.Data)}, func(r row) (err error) {
 		id, err = r.int(0)
 		return err
 	})
@@ -144,7 +144,7 @@ func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error) {
 	n := graph.Node{ID: id, Type: nodeType}
 	found := false
-	_, err := exec(ctx, s.pool, &s.q.getNode, []arg{num(id), num(int64(nodeType))}, func(r row) error {
+	_, err := exec(ctx, s.conns, &s.q.getNode, []arg{num(id), num(int64(nodeType))}, func(r row) error {
 		var err error
 		if n.Version, err = r.int(0); err != nil {
 			return err
@@ -172,7 +172,7 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.No
 
 // UpdateNode implements store.Store.
 func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
-	tag, err := exec(ctx, s.pool, &s.q.updNode, []arg{num(n.Version), num(int64(n.Time)), blob(n.Data), num(n.ID), num(int64(n.Type))}, nil)
+	tag, err := exec(ctx, s.conns, &s.q.updNode, []arg{num(n.Version), num(int64(n.Time)), blob(n.Data), num(n.ID), num(int64(n.Type))}, nil)
 	if err != nil {
 		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
 	}
@@ -181,7 +181,7 @@ func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
 
 // DeleteNode implements store.Store.
 func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	tag, err := exec(ctx, s.pool, &s.q.delNode, []arg{num(id), num(int64(nodeType))}, nil)
+	tag, err := exec(ctx, s.conns, &s.q.delNode, []arg{num(id), num(int64(nodeType))}, nil)
 	if err != nil {
 		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
 	}

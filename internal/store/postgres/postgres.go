@@ -54,8 +54,9 @@ type Store struct {
 	deferIndex bool
 	droppedIdx bool
 	ioMode     netconn.Mode
-	release    func()                   // gives back the Ps reserved for blocking connections
-	lockConn   atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks
+	release    func()                    // gives back the Ps reserved for blocking connections
+	lockConn   *atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks (shared by sessions)
+	conns      conns                     // where request statements get their connection
 }
 
 // connString builds the connection string from url or the separate keys.
@@ -139,6 +140,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		raw:        store.TableNames(p),
 		ioMode:     mode,
 		release:    func() {},
+		lockConn:   new(atomic.Pointer[pgx.Conn]),
 	}
 	s.schema = store.String(p, "pg_schema", store.DatabaseName(p, "linkdb0"))
 	q := func(t string) string { return pgx.Identifier{s.schema, t}.Sanitize() }
@@ -150,6 +152,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		s.release = netconn.Reserve(int(cfg.MaxConns))
 	}
 	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
+	s.conns = pooled{s.pool}
 	if err == nil {
 		err = s.pool.Ping(pctx)
 	}
@@ -224,8 +227,12 @@ func (s *Store) Ping(ctx context.Context) error { return classify(s.pool.Ping(ct
 // Addr implements store.Addresser.
 func (s *Store) Addr() string { return s.addr }
 
-// Close implements store.Store.
+// Close implements store.Store. A session's gives its connection back.
 func (s *Store) Close() error {
+	if h, ok := s.conns.(*held); ok {
+		h.drop()
+		return nil
+	}
 	if c := s.lockConn.Swap(nil); c != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		c.Exec(cctx, "SELECT pg_advisory_unlock_all()")

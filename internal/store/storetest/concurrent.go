@@ -13,7 +13,7 @@ import (
 // testConcurrent races writers over a small key space and then checks the
 // invariant: every count equals the number of visible links.
 // Reliability(store): deadlock / serialization failure / lock-wait timeout / SQLITE_BUSY | retried with capped, jittered backoff (`retry_attempts`), retries counted per op (every store's conformance suite)
-func testConcurrent(t *testing.T, s store.Store, o Options) {
+func testConcurrent(t *testing.T, s store.Store, o Options, sessions bool) {
 	const ids1, types, ids2 = 3, 2, 20
 	policy := store.DefaultRetryPolicy
 	policy.MaxAttempts = 50
@@ -23,6 +23,12 @@ func testConcurrent(t *testing.T, s store.Store, o Options) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			s := s
+			if sessions {
+				sess := s.(store.Sessioner).Session()
+				defer sess.Close()
+				s = sess
+			}
 			r := rand.New(rand.NewPCG(uint64(w), 99))
 			for i := 0; i < o.Ops; i++ {
 				id1 := int64(100 + r.IntN(ids1))

@@ -55,17 +55,48 @@ func RunWith(t *testing.T, newStore func(t *testing.T) store.Store, o Options) {
 		{"CountLinksWithoutRow", testCountNone},
 		{"Nodes", testNodes},
 		{"BinaryPayloads", testBinary},
+		// requestTests: the tests above use only the request operations.
 		{"BulkLoadAndIDAllocation", testBulk},
 		{"OptionalAbilities", testAbilities},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
 	}
-	t.Run("ConcurrentWritersKeepCounts", func(t *testing.T) { testConcurrent(t, newStore(t), o) })
+	t.Run("ConcurrentWritersKeepCounts", func(t *testing.T) { testConcurrent(t, newStore(t), o, false) })
+	// A store with sessions passes the request operations' tests through a
+	// session too, and its Close leaves the store open.
+	t.Run("Session", func(t *testing.T) {
+		for _, tc := range tests[:requestTests] {
+			t.Run(tc.name, func(t *testing.T) {
+				st := newStore(t)
+				ss, ok := st.(store.Sessioner)
+				if !ok {
+					t.Skip("the store has no sessions (store.Sessioner)")
+				}
+				sess := ss.Session()
+				tc.fn(t, sess)
+				if err := sess.Close(); err != nil {
+					t.Fatalf("closing the session: %v", err)
+				}
+				must[int64](t, "CountLinks on the store after its session closed")(st.CountLinks(ctx, 1, lt))
+			})
+		}
+		t.Run("ConcurrentWritersKeepCounts", func(t *testing.T) {
+			st := newStore(t)
+			if _, ok := st.(store.Sessioner); !ok {
+				t.Skip("the store has no sessions (store.Sessioner)")
+			}
+			testConcurrent(t, st, o, true)
+		})
+	})
 	t.Run("ResumedLoadEqualsUninterrupted", func(t *testing.T) { testResume(t, newStore, int64(max(o.ResumeStride, 1))) })
 }
 
 var ctx = context.Background()
+
+// requestTests is how many of RunWith's first tests use only the request
+// operations (and so can run on a session).
+const requestTests = 11
 
 const lt = graph.DefaultLinkType
 
