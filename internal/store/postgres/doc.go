@@ -1,5 +1,8 @@
-// Package postgres is the PostgreSQL store, on pgx v5 (a pool sized to the
-// workers, cached prepared statements, binary protocol).
+// Package postgres is the PostgreSQL store, on pgx v5: a pool sized to the
+// workers; the request statements run on pgconn, below pgx's query layer,
+// prepared once per connection, with binary parameters and rows decoded
+// from their wire bytes (decode.go); a requester holds one connection for
+// its session (session.go).
 //
 // Layout, as the reference's PostgreSQL DDL: database <dbprefix>0 (or
 // dbid) holding a schema of the same name (key pg_schema) with linktable,

@@ -65,8 +65,9 @@ CREATE INDEX id1_type ON %[1]s.linktable (id1, link_type, visibility, time, id2,
 
 // TestConformanceOnReferenceTables: tables made by the reference's DDL,
 // completed by init (function, metadata), pass the whole suite. Their
-// column types differ from ours, so reads take the Scan path instead of
-// decoding wire bytes.
+// column types differ from ours (integer where ours is bigint); the
+// request statements encode and decode values by the types the server
+// reports.
 func TestConformanceOnReferenceTables(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s := fresh(t, nil)
