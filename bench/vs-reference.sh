@@ -37,8 +37,9 @@
 #
 # With --perf first (bash bench/vs-reference.sh --perf [REFERENCE_SOURCE_DIR])
 # it measures cost instead of shape: for every store and requester count,
-# both drivers' request phases alternate (reference, linkbench, reference,
-# ...) on a fresh copy of one graph, and a table gives each driver's
+# both drivers' request phases alternate (reference then linkbench in odd
+# rounds, linkbench then reference in even ones) on a fresh copy of one
+# graph, and a table gives each driver's
 # requests/s, its CPU per request over the measured part of the phase
 # (after the warm-up, so the JVM's start and JIT are left out), its peak
 # RSS, and every op's mean and p99 latency. Settings: STORES ("postgres
@@ -175,7 +176,14 @@ snapshot_restore() {
   case "$1" in
     postgres)
       pg_admin -c "DROP DATABASE IF EXISTS linkbench WITH (FORCE)" -c "CREATE DATABASE linkbench OWNER linkbench TEMPLATE lbsnap_$2 STRATEGY FILE_COPY" ;;
-    mariadb*) my_copy "lbsnap_$2" linkdb0 ;;
+    mariadb*)
+      my_copy "lbsnap_$2" linkdb0
+      # The copy's pages go to disk now, not during the next run.
+      if [ "$(my_admin -e "SELECT engine FROM information_schema.tables WHERE table_schema = 'linkdb0' AND table_name = 'linktable'")" = ROCKSDB ]; then
+        my_admin -e "SET GLOBAL rocksdb_force_flush_memtable_now = 1"
+      else
+        my_admin -e "FLUSH TABLES linkdb0.linktable, linkdb0.counttable, linkdb0.nodetable FOR EXPORT; UNLOCK TABLES"
+      fi ;;
   esac
 }
 my_copy() { # FROM TO: the graph's tables, rows included
@@ -337,6 +345,9 @@ perf_compare() {
       die "load failed; see $OUT/$store-perf-load.out"
     snapshot_save "$store" "$PERF_GRAPH"
   fi
+  # init keeps the tables and replaces the write procedure (or function)
+  # with this linkbench's, which a graph loaded earlier may predate.
+  linkbench "$store" init >"$OUT/$store-perf-init.out" 2>&1 || die "init failed; see $OUT/$store-perf-init.out"
   # once: one copy back before the first run (a graph an interrupted
   # run left behind), then each run goes on from the previous one's.
   [ "${PERF_RESTORE:-1}" = once ] && snapshot_restore "$store" "$PERF_GRAPH"
@@ -349,8 +360,16 @@ perf_compare() {
   esac
   for n in ${PERF_REQUESTERS:-1 4 16 64}; do
     for r in $(seq 1 "${PERF_ROUNDS:-2}"); do
-      runs+=("$(perf_once "$store" reference "$n" "$r")")
-      runs+=("$(perf_once "$store" linkbench "$n" "$r")")
+      # Odd rounds start with the reference, even ones with linkbench: a
+      # graph that changes under the runs (PERF_RESTORE=0 or once, the
+      # hot lists grow) then favours neither driver.
+      if [ $((r % 2)) = 1 ]; then
+        runs+=("$(perf_once "$store" reference "$n" "$r")")
+        runs+=("$(perf_once "$store" linkbench "$n" "$r")")
+      else
+        runs+=("$(perf_once "$store" linkbench "$n" "$r")")
+        runs+=("$(perf_once "$store" reference "$n" "$r")")
+      fi
     done
   done
   "$OUT/vsref" perftable -title "$store: maxid1=$MAXID1, ${PERF_TIME:-30} s measured after ${PERF_WARMUP:-10} s of warm-up, medians of ${PERF_ROUNDS:-2} alternating rounds" "${runs[@]}" |

@@ -226,7 +226,7 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	case err == nil && st.call != nil:
 		d.Settings["link_writes"] = "CALL " + proc
 	case s.useProc && s.kind != "TiDB":
-		d.Settings["link_writes"] = "client transaction (six statements); the procedure " + proc + " is missing (`linkbench init` adds it)"
+		d.Settings["link_writes"] = "client transaction (six statements); the procedure " + proc + " is missing or from an older linkbench (`linkbench init` replaces it)"
 	default:
 		d.Settings["link_writes"] = "client transaction (six statements)"
 	}

@@ -487,3 +487,79 @@ func TestListReadsTheCoveringIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestProcedureRunsTheReferenceStatements: each link write runs the
+// statements of the reference's transaction and no more (its INSERT,
+// SELECT ... FOR UPDATE, UPDATE or DELETE of the link, then one upsert of
+// the count row), counted by the session's statement counters. The first
+// procedure also locked the count row with an upsert before anything and
+// updated it after, which cost the server two statements per write.
+func TestProcedureRunsTheReferenceStatements(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, "innodb")
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	counters := func() map[string]int {
+		rows, err := conn.QueryContext(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('Com_insert', 'Com_update', 'Com_delete', 'Com_select')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		m := map[string]int{}
+		for rows.Next() {
+			var k string
+			var v int
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			m[strings.TrimPrefix(k, "Com_")] = v
+		}
+		return m
+	}
+	call := "CALL " + s.writeProc() + "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	for _, c := range []struct {
+		name      string
+		id2       int64
+		vis, mode int
+		res       int
+		want      map[string]int // besides the procedure's SELECT of its result
+	}{
+		{"ADD_LINK of a new link", 2, 1, 0, 1, map[string]int{"insert": 2}},
+		{"ADD_LINK of a stored link", 2, 0, 0, 2, map[string]int{"insert": 2, "select": 1, "update": 1}},
+		{"UPDATE_LINK of a stored link", 2, 1, procUpsertReadFirst, 2, map[string]int{"insert": 1, "select": 1, "update": 1}},
+		{"UPDATE_LINK of a new link", 3, 1, procUpsertReadFirst, 1, map[string]int{"insert": 2, "select": 1}},
+		{"DELETE_LINK of a visible link", 3, 0, int(graph.WriteHide), 1, map[string]int{"insert": 1, "select": 1, "update": 1}},
+		{"DELETE_LINK of a hidden link", 3, 0, int(graph.WriteHide), 1, map[string]int{"select": 1}},
+		{"DELETE_LINK expunging a hidden link", 3, 0, int(graph.WriteExpunge), 1, map[string]int{"select": 1, "delete": 1}},
+		{"DELETE_LINK of no link", 4, 0, int(graph.WriteHide), 0, map[string]int{"select": 1}},
+	} {
+		before := counters()
+		var res int
+		if err := conn.QueryRowContext(ctx, call, 1, 1, c.id2, c.vis, "d", 5, 1, 6, c.mode).Scan(&res); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		after := counters()
+		got := map[string]int{}
+		for k, v := range after {
+			if d := v - before[k]; d != 0 {
+				got[k] = d
+			}
+		}
+		got["select"]--
+		if got["select"] == 0 {
+			delete(got, "select")
+		}
+		if res != c.res || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: result %d, statements %v; want %d, %v", c.name, res, got, c.res, c.want)
+		}
+	}
+	if n, err := s.CountLinks(ctx, 1, 1); err != nil || n != 1 {
+		t.Errorf("count after the writes = %d, %v; want 1 (link 1/1/2)", n, err)
+	}
+}

@@ -139,14 +139,20 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // linkWrite runs one link write. It returns the graph.WriteResult (0/1/2
 // = unchanged/inserted/updated) of an upsert and 0/1 = absent/existed for
-// a hide or an expunge, as the stored procedure does.
-func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMode) (int, error) {
+// a hide or an expunge, as the stored procedure does. readFirst (the
+// procedure's UPDATE_LINK) reads the link before writing it; otherwise an
+// upsert inserts first, as ADD_LINK does.
+func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
 	}
 	if st.call != nil {
-		return s.procWrite(ctx, st.call, l.ID1, l.LinkType, l.ID2, l.Visibility, l.Data, l.Time, l.Version, mode)
+		pm := int(mode)
+		if readFirst && mode == graph.WriteUpsert {
+			pm = procUpsertReadFirst
+		}
+		return s.procWrite(ctx, st.call, l.ID1, l.LinkType, l.ID2, l.Visibility, l.Data, l.Time, l.Version, pm)
 	}
 	res := 1
 	err = s.tx(ctx, func(tx *sql.Tx) error {
@@ -198,8 +204,8 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 	return res, err
 }
 
-func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
-	res, err := s.linkWrite(ctx, l, graph.WriteUpsert)
+func (s *Store) upsert(ctx context.Context, l *graph.Link, readFirst bool) (graph.WriteResult, error) {
+	res, err := s.linkWrite(ctx, l, graph.WriteUpsert, readFirst)
 	if err != nil {
 		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
 	}
@@ -210,14 +216,14 @@ func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, e
 func (s *Store) AddLink(ctx context.Context, l *graph.Link) (_ graph.WriteResult, err error) {
 	ctx, done := s.detach(ctx)
 	defer func() { err = done(err) }()
-	return s.upsert(ctx, l)
+	return s.upsert(ctx, l, false)
 }
 
 // UpdateLink implements store.Store.
 func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (_ graph.WriteResult, err error) {
 	ctx, done := s.detach(ctx)
 	defer func() { err = done(err) }()
-	return s.upsert(ctx, l)
+	return s.upsert(ctx, l, true)
 }
 
 // DeleteLink implements store.Store.
@@ -228,7 +234,7 @@ func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool
 	if expunge {
 		mode = graph.WriteExpunge
 	}
-	res, err := s.linkWrite(ctx, &graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode)
+	res, err := s.linkWrite(ctx, &graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode, false)
 	if err != nil {
 		return false, fmt.Errorf("delete link %d/%d/%d: %w", id1, lt, id2, err)
 	}

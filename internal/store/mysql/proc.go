@@ -4,52 +4,85 @@ import (
 	"context"
 	"database/sql"
 	"strings"
-
-	"github.com/linkbench/linkbench/internal/graph"
 )
 
-// The link writes of the request phase are transactions of six statements
-// (start, count-row lock, read, write, count update, commit) whose later
-// statements depend on what the read found. Run from the client they cost
-// six round trips; the stored procedure below runs the same statements in
-// the server for one CALL, as the PostgreSQL store's function does. The
-// locks taken, their order and the rows written are those of the client
-// transaction (linkWrite), which stays for TiDB (no stored procedures),
+// The link writes of the request phase are transactions whose later
+// statements depend on what the earlier ones found. Run from the client
+// they cost a round trip each; the stored procedure below runs them in the
+// server for one CALL, as the PostgreSQL store's function does. Its
+// statements are the reference's: ADD_LINK inserts the link and, when the
+// key exists, reads it for update and rewrites it; UPDATE_LINK reads it for
+// update first and inserts it when absent; DELETE_LINK reads it for update,
+// then hides or deletes it. The count row is written last, in one upsert.
+// The link row is always locked before the count row, so writers of one
+// list queue on the count row without deadlocking; two upserts of one
+// existing link can still deadlock (both hold the shared lock of the
+// duplicate key, both want it exclusive), as the reference's do, and the
+// retry policy runs the loser again. Each statement costs the server about
+// as much inside the procedure as from the client (docs/performance.md), so
+// the procedure runs no statement the reference's transaction does not.
+// The client transaction (linkWrite) stays for TiDB (no stored procedures),
 // for databases whose schema was made without the procedure, and for
 // mysql_write_procedure = false.
 
 // writeProc is the procedure's name, one per link table.
 func (s *Store) writeProc() string { return q("linkbench_write_" + s.t.Link) }
 
+// procVersion is the procedure's COMMENT. prepareProc uses a procedure
+// only when its comment matches: one made by an older linkbench takes
+// other modes and is left for the client transaction until init replaces
+// it.
+const procVersion = "linkbench link writes 2"
+
+// procUpsertReadFirst is the procedure's mode for UPDATE_LINK's upsert,
+// which reads the link before writing it; graph.WriteUpsert (0) inserts
+// first, as ADD_LINK does.
+const procUpsertReadFirst = 3
+
 // procDDL creates the procedure. Data is compared as binary strings: the
 // latin1 column's collation would call 'a' and 'A' equal.
 func (s *Store) procDDL() string {
-	return strings.NewReplacer("{{LINKS}}", q(s.t.Link), "{{COUNTS}}", q(s.t.Count), "{{PROC}}", s.writeProc()).Replace(`
+	return strings.NewReplacer("{{LINKS}}", q(s.t.Link), "{{COUNTS}}", q(s.t.Count), "{{PROC}}", s.writeProc(), "{{VERSION}}", procVersion).Replace(`
 CREATE PROCEDURE {{PROC}}(p_id1 BIGINT UNSIGNED, p_lt BIGINT UNSIGNED, p_id2 BIGINT UNSIGNED,
   p_vis TINYINT, p_data VARCHAR(255) CHARACTER SET latin1, p_time BIGINT UNSIGNED,
   p_version INT UNSIGNED, p_now BIGINT UNSIGNED, p_mode INT)
+COMMENT '{{VERSION}}'
 BEGIN
   DECLARE o_vis TINYINT;
   DECLARE o_data VARCHAR(255) CHARACTER SET latin1;
   DECLARE o_time BIGINT UNSIGNED;
   DECLARE o_version INT UNSIGNED;
-  DECLARE found INT DEFAULT 1;
+  DECLARE found INT DEFAULT 0;
+  DECLARE dup INT DEFAULT 0;
   DECLARE delta INT DEFAULT 0;
   DECLARE res INT DEFAULT 1;
   DECLARE bump INT DEFAULT 1;
   DECLARE CONTINUE HANDLER FOR NOT FOUND SET found = 0;
+  DECLARE CONTINUE HANDLER FOR 1062 SET dup = 1;
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
-  INSERT INTO {{COUNTS}} (id, link_type, count, time, version) VALUES (p_id1, p_lt, 0, p_now, 0)
-    ON DUPLICATE KEY UPDATE version = version;
-  SELECT visibility, data, time, version INTO o_vis, o_data, o_time, o_version
-    FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2 FOR UPDATE;
-  IF p_mode = 0 THEN
+  IF p_mode <> 1 AND p_mode <> 2 THEN
+    IF p_mode = 3 THEN
+      SET found = 1;
+      SELECT visibility, data, time, version INTO o_vis, o_data, o_time, o_version
+        FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2 FOR UPDATE;
+    END IF;
     IF found = 0 THEN
       INSERT INTO {{LINKS}} (id1, id2, link_type, visibility, data, time, version)
         VALUES (p_id1, p_id2, p_lt, p_vis, p_data, p_time, p_version);
-      IF p_vis = 1 THEN SET delta = 1; END IF;
-    ELSE
+      IF dup = 1 THEN
+        -- The failed insert holds the row's shared lock: it is still there.
+        SET found = 1;
+        SELECT visibility, data, time, version INTO o_vis, o_data, o_time, o_version
+          FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2 FOR UPDATE;
+        IF found = 0 THEN
+          SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = 'the link vanished between insert and read; try again';
+        END IF;
+      ELSEIF p_vis = 1 THEN
+        SET delta = 1;
+      END IF;
+    END IF;
+    IF found = 1 THEN
       IF o_vis = p_vis AND o_time = p_time AND o_version = p_version AND CAST(o_data AS BINARY) = CAST(p_data AS BINARY) THEN
         SET res = 0;
       ELSE
@@ -61,23 +94,21 @@ BEGIN
       ELSEIF o_vis = 1 AND p_vis <> 1 THEN SET delta = -1;
       END IF;
     END IF;
-  ELSEIF found = 0 OR o_vis <> 1 THEN
-    SET res = found, bump = 0;
+  ELSE
+    SET found = 1;
+    SELECT visibility, data, time, version INTO o_vis, o_data, o_time, o_version
+      FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2 FOR UPDATE;
+    SET res = found;
     IF found = 1 AND p_mode = 2 THEN
       DELETE FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
-    END IF;
-    DELETE FROM {{COUNTS}} WHERE id = p_id1 AND link_type = p_lt AND count = 0 AND version = 0;
-  ELSE
-    IF p_mode = 2 THEN
-      DELETE FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
-    ELSE
+    ELSEIF found = 1 AND o_vis = 1 THEN
       UPDATE {{LINKS}} SET visibility = 0 WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
     END IF;
-    SET delta = -1;
+    IF found = 1 AND o_vis = 1 THEN SET delta = -1; ELSE SET bump = 0; END IF;
   END IF;
   IF bump = 1 THEN
-    UPDATE {{COUNTS}} SET count = GREATEST(CAST(count AS SIGNED) + delta, 0), time = p_now, version = version + 1
-      WHERE id = p_id1 AND link_type = p_lt;
+    INSERT INTO {{COUNTS}} (id, link_type, count, time, version) VALUES (p_id1, p_lt, GREATEST(delta, 0), p_now, 1)
+      ON DUPLICATE KEY UPDATE count = GREATEST(CAST(count AS SIGNED) + delta, 0), time = p_now, version = version + 1;
   END IF;
   COMMIT;
   SELECT res;
@@ -108,23 +139,25 @@ func (s *Store) createProc(ctx context.Context) error {
 	return nil
 }
 
-// prepareProc prepares the CALL when the procedure exists; nil otherwise.
+// prepareProc prepares the CALL when this linkbench's procedure exists;
+// nil otherwise.
 func (s *Store) prepareProc(ctx context.Context) (*sql.Stmt, error) {
 	if s.kind == "TiDB" || !s.useProc {
 		return nil, nil
 	}
 	var n int
-	err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_type = 'PROCEDURE' AND routine_name = ?",
-		"linkbench_write_"+s.t.Link).Scan(&n)
+	err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_type = 'PROCEDURE' AND routine_name = ? AND routine_comment = ?",
+		"linkbench_write_"+s.t.Link, procVersion).Scan(&n)
 	if err != nil || n == 0 {
 		return nil, classify(err)
 	}
 	return s.w.PrepareContext(ctx, "CALL "+s.writeProc()+"(?, ?, ?, ?, ?, ?, ?, ?, ?)")
 }
 
-// procWrite is linkWrite in one CALL.
-func (s *Store) procWrite(ctx context.Context, call *sql.Stmt, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode graph.WriteMode) (int, error) {
+// procWrite is linkWrite in one CALL; mode is a graph.WriteMode or
+// procUpsertReadFirst.
+func (s *Store) procWrite(ctx context.Context, call *sql.Stmt, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode int) (int, error) {
 	var res int
-	err := call.QueryRowContext(ctx, id1, lt, id2, vis, nonNil(data), tm, ver, nowMs(), int(mode)).Scan(&res)
+	err := call.QueryRowContext(ctx, id1, lt, id2, vis, nonNil(data), tm, ver, nowMs(), mode).Scan(&res)
 	return res, classify(err)
 }
