@@ -5,10 +5,12 @@
 // (link_type, id1, id2) and the covering id1_type index, latin1 columns,
 // optionally PARTITION BY KEY(id1) PARTITIONS n (mysql_partitions). As the
 // reference, reads use an autocommit pool and writes a transactional one,
-// with server-side prepared statements. A link write locks the
-// (id1, link_type) count row first (INSERT ... ON DUPLICATE KEY UPDATE),
-// which serialises writers of that key, then reads the old link, writes
-// the new one and adjusts the count, in one READ COMMITTED transaction.
+// with server-side prepared statements. A link write is one READ
+// COMMITTED transaction of the reference's statements: ADD_LINK inserts
+// the link and reads it for update when the key exists, UPDATE_LINK and
+// DELETE_LINK read it for update first; the count row is upserted last,
+// so every writer locks the link row before the count row. Link writes
+// run in the server as one CALL of a stored procedure (proc.go).
 // Deadlocks (1213), lock-wait timeouts (1205) and failed commits (1180)
 // are transient. Bulk loads use multi-row INSERTs of 4096 rows.
 //
