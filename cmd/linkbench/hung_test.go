@@ -184,15 +184,26 @@ func TestLostServerExitsNonZero(t *testing.T) {
 func TestHungServerDuringLoad(t *testing.T) {
 	url, script := outageServer(t, "LINKBENCH_TEST_PG_URL", "postgres.sh")
 	dir := t.TempDir()
-	graph := []string{"-c", repoConfig(t, "LinkConfigPgsql.properties"), "-D", "url=" + url, "-D", "maxid1=100001", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "pg_schema=lbhung",
-		"-D", "loaders=2", "-D", "load_random_seed=5", "-D", "load_time_ms=1700000000000", "-D", "op_timeout=3", "--no-results"}
+	// A graph large enough that the load is still writing links when the
+	// server is stopped (500,000 links were loaded in under 2 s on CI).
+	graph := []string{"-c", repoConfig(t, "LinkConfigPgsql.properties"), "-D", "url=" + url, "-D", "maxid1=400001", "-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "pg_schema=lbhung",
+		"-D", "loaders=2", "-D", "load_random_seed=5", "-D", "load_time_ms=1700000000000", "-D", "op_timeout=3", "-D", "progressfreq=1", "--no-results"}
 	done := make(chan [2]string, 1)
+	linksWritten := newLineWatch(func(line string) bool {
+		return strings.Contains(line, "inserting links") && !strings.Contains(line, "inserting links 0/")
+	})
 	start := time.Now()
 	go func() {
-		_, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate"}, graph...)...)
+		_, errOut, code := runCLIWatching(t, dir, linksWritten, append([]string{"load", "--truncate"}, graph...)...)
 		done <- [2]string{errOut, fmt.Sprint(code)}
 	}()
-	time.Sleep(2 * time.Second)
+	// Stop the server once the load reports links written, not after a
+	// fixed time the load may not need.
+	select {
+	case <-linksWritten.seen:
+	case r := <-done:
+		t.Fatalf("the load ended before it reported links written: exit %s\n%s", r[1], r[0])
+	}
 	serverScript(t, script, "pause")
 	var r [2]string
 	select {
