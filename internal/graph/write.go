@@ -46,3 +46,11 @@ func WriteOutcome(found bool, old Link, l *Link) (WriteResult, int64) {
 	}
 	return res, CountDelta(old.Visibility == VisibilityDefault, isVisible)
 }
+
+// WritesCount says whether an upsert writes its count row (count, time =
+// now, version + 1): when it inserts the link or changes its visibility
+// (delta from WriteOutcome not 0). An upsert over a stored link that keeps
+// its visibility leaves the count row alone, as the reference's
+// UPDATE_LINK does (it runs the count statement only when the visibility
+// changes).
+func WritesCount(found bool, delta int64) bool { return !found || delta != 0 }

@@ -380,7 +380,9 @@ func (s *Store) upsert(l *graph.Link) graph.WriteResult {
 			a.addVisible(i)
 		}
 	}
-	a.bumpCount(delta)
+	if graph.WritesCount(found, delta) {
+		a.bumpCount(delta)
+	}
 	return res
 }
 

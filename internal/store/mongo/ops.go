@@ -105,6 +105,9 @@ func (s *Store) AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, 
 		}
 		var delta int64
 		res, delta = graph.WriteOutcome(found, prev.link(), l)
+		if !graph.WritesCount(found, delta) {
+			return 0, nil
+		}
 		return delta, s.bumpCount(ctx, l.ID1, l.LinkType, delta)
 	}, l.ID1, l.LinkType)
 	return res, err

@@ -533,6 +533,9 @@ func TestProcedureRunsTheReferenceStatements(t *testing.T) {
 		{"ADD_LINK of a new link", 2, 1, 0, 1, map[string]int{"insert": 2}},
 		{"ADD_LINK of a stored link", 2, 0, 0, 2, map[string]int{"insert": 2, "select": 1, "update": 1}},
 		{"UPDATE_LINK of a stored link", 2, 1, procUpsertReadFirst, 2, map[string]int{"insert": 1, "select": 1, "update": 1}},
+		// A write that keeps the visibility leaves the count row alone.
+		{"UPDATE_LINK keeping the visibility", 2, 1, procUpsertReadFirst, 0, map[string]int{"select": 1}},
+		{"ADD_LINK keeping the visibility", 2, 1, 0, 0, map[string]int{"insert": 1, "select": 1}},
 		{"UPDATE_LINK of a new link", 3, 1, procUpsertReadFirst, 1, map[string]int{"insert": 2, "select": 1}},
 		{"DELETE_LINK of a visible link", 3, 0, int(graph.WriteHide), 1, map[string]int{"insert": 1, "select": 1, "update": 1}},
 		{"DELETE_LINK of a hidden link", 3, 0, int(graph.WriteHide), 1, map[string]int{"select": 1}},

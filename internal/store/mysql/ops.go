@@ -172,6 +172,11 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 			if err := sqlstore.WriteLinkTx(ctx, tx, st.insLink, st.updLink, l, found, wr); err != nil {
 				return err
 			}
+			if !graph.WritesCount(found, delta) {
+				// Undo the count row the lock may have created.
+				_, err := tx.StmtContext(ctx, st.dropCount).ExecContext(ctx, l.ID1, l.LinkType)
+				return err
+			}
 		} else {
 			if !found || old.Visibility != graph.VisibilityDefault {
 				if found {

@@ -13,7 +13,8 @@ import (
 // statements are the reference's: ADD_LINK inserts the link and, when the
 // key exists, reads it for update and rewrites it; UPDATE_LINK reads it for
 // update first and inserts it when absent; DELETE_LINK reads it for update,
-// then hides or deletes it. The count row is written last, in one upsert.
+// then hides or deletes it. The count row is written last, in one upsert,
+// when the link is inserted or its visibility changes (graph.WritesCount).
 // The link row is always locked before the count row, so writers of one
 // list queue on the count row without deadlocking; two upserts of one
 // existing link can still deadlock (both hold the shared lock of the
@@ -32,7 +33,7 @@ func (s *Store) writeProc() string { return q("linkbench_write_" + s.t.Link) }
 // only when its comment matches: one made by an older linkbench takes
 // other modes and is left for the client transaction until init replaces
 // it.
-const procVersion = "linkbench link writes 2"
+const procVersion = "linkbench link writes 3"
 
 // procUpsertReadFirst is the procedure's mode for UPDATE_LINK's upsert,
 // which reads the link before writing it; graph.WriteUpsert (0) inserts
@@ -92,6 +93,7 @@ BEGIN
       END IF;
       IF o_vis <> 1 AND p_vis = 1 THEN SET delta = 1;
       ELSEIF o_vis = 1 AND p_vis <> 1 THEN SET delta = -1;
+      ELSE SET bump = 0;
       END IF;
     END IF;
   ELSE

@@ -210,6 +210,9 @@ func (s *Store) linkWrite(l *graph.Link, mode graph.WriteMode) (int, error) {
 		if l.Visibility == graph.VisibilityDefault {
 			b.Set(indexKey(l.ID1, l.LinkType, l.Time, l.ID2), encIndex(l.Version, l.Data), nil)
 		}
+		if !graph.WritesCount(found, delta) {
+			return res, b.Commit(s.sync)
+		}
 	} else {
 		if !found {
 			return 0, nil

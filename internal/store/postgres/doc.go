@@ -10,10 +10,12 @@
 // reference driver and this one can run against each other's databases.
 //
 // Each link write is one round trip: a PL/pgSQL function (created by init)
-// first locks the (id1, link_type) count row, which serialises writers of
-// that key, then reads the old link, writes the new one and adjusts the
-// count in the same transaction. Bulk loads use binary COPY, with the
-// id1_type index built after the load (defer_index) and ANALYZE at the end.
+// runs the reference's statements: ADD_LINK inserts the link and reads it
+// for update when the key exists, UPDATE_LINK and DELETE_LINK read it for
+// update first; the count row is upserted last, when the link is inserted
+// or its visibility changes, all in one transaction. Bulk loads use binary
+// COPY, with the id1_type index built after the load (defer_index) and
+// ANALYZE at the end.
 //
 // Keys: url (postgres://...; wins over the rest), host, port (5432), user,
 // password, dbid / dbprefix, pg_schema, sslmode, sslrootcert, defer_index,

@@ -33,8 +33,12 @@ func (s *Store) write(ctx context.Context, id1, lt, id2 int64, vis uint8, data [
 	return res, classify(err)
 }
 
-func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
-	res, err := s.write(ctx, l.ID1, l.LinkType, l.ID2, l.Visibility, l.Data, l.Time, l.Version, 0)
+// upsertReadFirst is the write function's mode for UPDATE_LINK, which
+// reads the link before writing it; 0 inserts first, as ADD_LINK does.
+const upsertReadFirst = 3
+
+func (s *Store) upsert(ctx context.Context, l *graph.Link, mode int) (graph.WriteResult, error) {
+	res, err := s.write(ctx, l.ID1, l.LinkType, l.ID2, l.Visibility, l.Data, l.Time, l.Version, mode)
 	if err != nil {
 		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
 	}
@@ -43,12 +47,12 @@ func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, e
 
 // AddLink implements store.Store.
 func (s *Store) AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
-	return s.upsert(ctx, l)
+	return s.upsert(ctx, l, 0)
 }
 
 // UpdateLink implements store.Store.
 func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
-	return s.upsert(ctx, l)
+	return s.upsert(ctx, l, upsertReadFirst)
 }
 
 // DeleteLink implements store.Store.

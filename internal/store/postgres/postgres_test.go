@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/storetest"
@@ -374,4 +376,94 @@ func TestRequestsAllocateLittle(t *testing.T) {
 			t.Errorf("%s: %.1f allocations per call, want at most %.0f", c.name, n, c.max)
 		}
 	}
+}
+
+// TestWriteFunctionRunsTheReferenceStatements: each link write changes
+// the rows the reference's statements change and no more, counted by the
+// transaction's table statistics; the count row is written only when a
+// link is inserted or its visibility changes. Before, the function upserted
+// the count row first to lock it, so every write wrote it, twice for most.
+func TestWriteFunctionRunsTheReferenceStatements(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, nil)
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	call := "SELECT " + s.writeFunc() + "($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+	for _, c := range []struct {
+		name      string
+		id2       int64
+		vis       int16
+		data      string
+		mode, res int32
+		want      string // rows changed per table
+	}{
+		{"ADD_LINK of a new link", 2, 1, "d", 0, 1, "counts ins 1, links ins 1"},
+		{"ADD_LINK keeping the visibility", 2, 1, "e", 0, 2, "links upd 1"},
+		{"ADD_LINK of an unchanged link", 2, 1, "e", 0, 0, ""},
+		{"UPDATE_LINK hiding a link", 2, 0, "e", upsertReadFirst, 2, "counts upd 1, links upd 1"},
+		{"UPDATE_LINK keeping the visibility", 2, 0, "f", upsertReadFirst, 2, "links upd 1"},
+		{"UPDATE_LINK of a new link", 3, 1, "d", upsertReadFirst, 1, "counts upd 1, links ins 1"},
+		{"DELETE_LINK of a hidden link", 2, 0, "", 1, 1, ""},
+		{"DELETE_LINK expunging a hidden link", 2, 0, "", 2, 1, "links del 1"},
+		{"DELETE_LINK of no link", 4, 0, "", 1, 0, ""},
+		{"DELETE_LINK of a visible link", 3, 0, "", 1, 1, "counts upd 1, links upd 1"},
+	} {
+		// The statistics of the transaction include those not yet flushed
+		// of the connection's earlier ones: the difference is the call's.
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := tupleStats(t, tx, s)
+		var res int32
+		if err := tx.QueryRow(ctx, call, int64(1), int64(1), c.id2, c.vis, []byte(c.data), int64(5), int64(1), int64(6), c.mode).Scan(&res); err != nil {
+			tx.Rollback(ctx)
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		after := tupleStats(t, tx, s)
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var changed []string
+		for _, k := range []string{"counts ins", "counts upd", "counts del", "links ins", "links upd", "links del"} {
+			if d := after[k] - before[k]; d != 0 {
+				changed = append(changed, fmt.Sprintf("%s %d", k, d))
+			}
+		}
+		if got := strings.Join(changed, ", "); res != c.res || got != c.want {
+			t.Errorf("%s: result %d, rows changed %q; want %d, %q", c.name, res, got, c.res, c.want)
+		}
+	}
+	if n, err := s.CountLinks(ctx, 1, 1); err != nil || n != 0 {
+		t.Errorf("count after the writes = %d, %v; want 0", n, err)
+	}
+}
+
+// tupleStats reads the rows inserted, updated and deleted in the link and
+// count tables as tx sees them ("links ins", "counts upd", ...).
+func tupleStats(t *testing.T, tx pgx.Tx, s *Store) map[string]int64 {
+	t.Helper()
+	rows, err := tx.Query(context.Background(), `SELECT relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_xact_user_tables
+		WHERE schemaname = $1 AND relname IN ($2, $3)`, s.schema, s.raw.Count, s.raw.Link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var rel string
+		var n [3]int64
+		if err := rows.Scan(&rel, &n[0], &n[1], &n[2]); err != nil {
+			t.Fatal(err)
+		}
+		table := map[string]string{s.raw.Count: "counts", s.raw.Link: "links"}[rel]
+		for i, what := range []string{"ins", "upd", "del"} {
+			m[table+" "+what] = n[i]
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

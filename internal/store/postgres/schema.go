@@ -35,32 +35,60 @@ func (s *Store) ddl() []string {
   id bigserial NOT NULL PRIMARY KEY, type int NOT NULL, version bigint NOT NULL, time int NOT NULL, data bytea NOT NULL)`,
 		`CREATE TABLE IF NOT EXISTS ` + s.metaTable() + ` (k text PRIMARY KEY, v text NOT NULL)`,
 		s.functionDDL(),
+		"COMMENT ON FUNCTION " + s.writeFuncSig() + " IS '" + funcVersion + "'",
 	}
 }
 
-// functionDDL is the one-round-trip link write. p_mode: 0 upsert, 1 hide,
-// 2 expunge. It returns 0 unchanged / 1 inserted / 2 updated for upserts,
-// and 0 absent / 1 existed for deletes.
+// funcVersion is the write function's COMMENT. CheckSchema refuses a
+// function made by an older linkbench (its count rule differs) and says to
+// run init, which replaces it.
+const funcVersion = "linkbench link writes 3"
+
+// writeFuncSig is the write function with its argument types.
+func (s *Store) writeFuncSig() string {
+	return s.writeFunc() + "(bigint,bigint,bigint,smallint,bytea,bigint,bigint,bigint,integer)"
+}
+
+// functionDDL is the one-round-trip link write, in the reference's
+// statements. p_mode: 0 upsert inserting first (ADD_LINK: the reference
+// inserts, and on a duplicate key reads the link for update and rewrites
+// it), 3 upsert reading first (UPDATE_LINK: read for update, insert when
+// absent), 1 hide, 2 expunge (read for update, then update or delete). The
+// count row is upserted last, only when a link is inserted or its
+// visibility changes (graph.WritesCount), so every writer locks the link
+// row before the count row and writers of one list hold the count row for
+// one statement. It returns 0 unchanged / 1 inserted / 2 updated for
+// upserts, and 0 absent / 1 existed for deletes.
 func (s *Store) functionDDL() string {
 	return strings.NewReplacer("{{LINKS}}", s.t.Link, "{{COUNTS}}", s.t.Count, "{{FUNC}}", s.writeFunc()).Replace(`
 CREATE OR REPLACE FUNCTION {{FUNC}}(p_id1 bigint, p_lt bigint, p_id2 bigint, p_vis smallint, p_data bytea,
   p_time bigint, p_version bigint, p_now bigint, p_mode int) RETURNS int LANGUAGE plpgsql AS $fn$
 DECLARE
   o_vis smallint; o_data bytea; o_time bigint; o_version bigint;
-  delta int := 0; res int := 1; created boolean;
+  delta int := 0; res int := 1; found_link boolean := false;
 BEGIN
-  -- Lock the count row first: it serialises all writers of (id1, link_type).
-  INSERT INTO {{COUNTS}} AS c (id, link_type, count, time, version) VALUES (p_id1, p_lt, 0, p_now, 0)
-    ON CONFLICT (id, link_type) DO UPDATE SET version = c.version
-    RETURNING (xmax = 0) INTO created;
-  SELECT visibility, data, time, version INTO o_vis, o_data, o_time, o_version
-    FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
-  IF p_mode = 0 THEN
-    IF NOT FOUND THEN
+  IF p_mode = 0 OR p_mode = 3 THEN
+    IF p_mode = 3 THEN
+      SELECT visibility, data, time, version INTO o_vis, o_data, o_time, o_version
+        FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2 FOR UPDATE;
+      found_link := FOUND;
+    END IF;
+    IF NOT found_link THEN
       INSERT INTO {{LINKS}} (id1, id2, link_type, visibility, data, time, version)
-        VALUES (p_id1, p_id2, p_lt, p_vis, p_data, p_time, p_version);
-      IF p_vis = 1 THEN delta := 1; END IF;
-    ELSE
+        VALUES (p_id1, p_id2, p_lt, p_vis, p_data, p_time, p_version) ON CONFLICT DO NOTHING;
+      IF NOT FOUND THEN
+        -- The key exists (or a concurrent insert of it committed first).
+        SELECT visibility, data, time, version INTO o_vis, o_data, o_time, o_version
+          FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2 FOR UPDATE;
+        IF NOT FOUND THEN
+          RAISE EXCEPTION 'the link vanished between insert and read; try again' USING ERRCODE = '40001';
+        END IF;
+        found_link := true;
+      ELSIF p_vis = 1 THEN
+        delta := 1;
+      END IF;
+    END IF;
+    IF found_link THEN
       IF o_vis = p_vis AND o_data = p_data AND o_time = p_time AND o_version = p_version THEN
         res := 0;
       ELSE
@@ -69,25 +97,23 @@ BEGIN
         res := 2;
       END IF;
       IF o_vis <> 1 AND p_vis = 1 THEN delta := 1; ELSIF o_vis = 1 AND p_vis <> 1 THEN delta := -1; END IF;
+      -- The visibility is kept: the count row is left as it was.
+      IF delta = 0 THEN RETURN res; END IF;
     END IF;
   ELSE
-    IF NOT FOUND THEN
-      IF created THEN DELETE FROM {{COUNTS}} WHERE id = p_id1 AND link_type = p_lt; END IF;
-      RETURN 0;
-    END IF;
+    SELECT visibility INTO o_vis
+      FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2 FOR UPDATE;
+    IF NOT FOUND THEN RETURN 0; END IF;
     IF p_mode = 2 THEN
       DELETE FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
     ELSIF o_vis = 1 THEN
       UPDATE {{LINKS}} SET visibility = 0 WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
     END IF;
-    IF o_vis <> 1 THEN
-      IF created THEN DELETE FROM {{COUNTS}} WHERE id = p_id1 AND link_type = p_lt; END IF;
-      RETURN 1;
-    END IF;
+    IF o_vis <> 1 THEN RETURN 1; END IF;
     delta := -1;
   END IF;
-  UPDATE {{COUNTS}} SET count = GREATEST(count + delta, 0), time = p_now, version = version + 1
-    WHERE id = p_id1 AND link_type = p_lt;
+  INSERT INTO {{COUNTS}} AS c (id, link_type, count, time, version) VALUES (p_id1, p_lt, GREATEST(delta, 0), p_now, 1)
+    ON CONFLICT (id, link_type) DO UPDATE SET count = GREATEST(c.count + delta, 0), time = p_now, version = c.version + 1;
   RETURN res;
 END
 $fn$`)
@@ -175,11 +201,15 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 		}
 	}
 	var fn bool
-	if err := s.pool.QueryRow(ctx, "SELECT to_regprocedure($1) IS NOT NULL", s.writeFunc()+"(bigint,bigint,bigint,smallint,bytea,bigint,bigint,bigint,integer)").Scan(&fn); err != nil {
+	var comment *string
+	if err := s.pool.QueryRow(ctx, "SELECT to_regprocedure($1) IS NOT NULL, obj_description(to_regprocedure($1), 'pg_proc')", s.writeFuncSig()).Scan(&fn, &comment); err != nil {
 		return classify(err)
 	}
 	if !fn {
 		return graph.Schema(fmt.Errorf("function %s is missing at %s (tables made by another tool?); run `linkbench init` to add it", s.writeFunc(), s.addr))
+	}
+	if comment == nil || *comment != funcVersion {
+		return graph.Schema(fmt.Errorf("function %s at %s was made by an older linkbench (its count rule differs); run `linkbench init` to replace it (the data is kept)", s.writeFunc(), s.addr))
 	}
 	return nil
 }

@@ -105,6 +105,9 @@ func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, e
 		if err := sqlstore.WriteLinkTx(ctx, tx, st.insLink, st.updLink, l, found, res); err != nil {
 			return err
 		}
+		if !graph.WritesCount(found, delta) {
+			return nil
+		}
 		_, err = tx.StmtContext(ctx, st.bumpCount).ExecContext(ctx, l.ID1, l.LinkType, delta, nowMs())
 		return err
 	})

@@ -257,6 +257,20 @@ func testVisibility(t *testing.T, s store.Store) {
 	if now := time.Now().UnixMilli(); after.Time < now-60_000 || after.Time > now+60_000 {
 		t.Fatalf("count row time %d is not now (ms) %d", after.Time, now)
 	}
+	// A write that changes the link but keeps its visibility leaves the
+	// count row as it was, as the reference's UPDATE_LINK does.
+	if _, ok := s.(store.Scanner); !ok {
+		return
+	}
+	for i, write := range []func(context.Context, *graph.Link) (graph.WriteResult, error){s.AddLink, s.UpdateLink} {
+		l.Data, l.Time = []byte(fmt.Sprint("z", i)), l.Time+1
+		if res := must[graph.WriteResult](t, "link write")(write(ctx, &l)); res != graph.Updated {
+			t.Fatalf("write %d keeping the visibility: %s, want updated", i, res)
+		}
+		if got := readCount(t, s, 12); got != after {
+			t.Fatalf("write %d keeping the visibility changed the count row: %+v, was %+v", i, got, after)
+		}
+	}
 }
 
 // readCount finds the count row through the Scanner when there is one.
