@@ -48,7 +48,9 @@
 # the graph back before every run; 0 runs on what the previous run left;
 # once copies it back before the first run only),
 # PERF_MIX (extra settings for both drivers, e.g. "addlink=0 getnode=100 ..."
-# to price one op alone). Each run also records the server's CPU per
+# to price one op alone; with requestrate=N both drivers run at the same
+# rate and the latencies compared are service times, from the actual
+# send). Each run also records the server's CPU per
 # request and the machine's idle share over the same window.
 # No statement log is on. docs/performance.md records the figures.
 set -euo pipefail
@@ -321,11 +323,21 @@ perf_once() {
   local cmd
   case "$driver" in
     reference) cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r) ;;
-    linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") --no-results "${args[@]}") ;;
+    linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
   esac
+  # Throttled (requestrate in PERF_MIX), linkbench times an op from its
+  # intended start and the reference from its actual one: the table then
+  # takes linkbench's service times from its results bundle.
+  local service=()
+  if [ "$driver" = linkbench ]; then
+    case " ${PERF_MIX:-} " in
+      *" requestrate="*) rm -rf "$dir/results"; cmd+=(--results-dir "$dir/results"); service=(-service-from "$dir/results") ;;
+      *) cmd+=(--no-results) ;;
+    esac
+  fi
   local server=postgres
   [ "$store" = postgres ] || server=mariadbd
-  "$OUT/vsref" perf -label "$driver" -requesters "$n" -server "$server" -server-window "$(( ${PERF_TIME:-30} * 2 / 3 ))s" -log "$dir/driver.out" -o "$dir/perf.json" -- "${cmd[@]}" >&2 ||
+  "$OUT/vsref" perf -label "$driver" -requesters "$n" -server "$server" -server-window "$(( ${PERF_TIME:-30} * 2 / 3 ))s" -log "$dir/driver.out" -o "$dir/perf.json" ${service[@]+"${service[@]}"} -- "${cmd[@]}" >&2 ||
     die "$driver run failed; see $dir/driver.out"
   echo "$dir/perf.json"
 }

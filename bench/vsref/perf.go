@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -37,6 +38,11 @@ type Perf struct {
 	ServerCPUPerReqUs float64           `json:"server_cpu_per_request_us,omitempty"`
 	IdlePct           float64           `json:"idle_pct,omitempty"`
 	Ops               map[string]OpPerf `json:"ops"`
+	// ServiceTime says the ops' latencies are service times (from the
+	// actual send) read from linkbench's results bundle: a throttled
+	// linkbench times its ops from their intended start, the reference
+	// from the actual one.
+	ServiceTime bool `json:"service_time,omitempty"`
 }
 
 // OpPerf is one op's latency. The reference's default histogram gives the
@@ -68,6 +74,7 @@ func perfCmd(args []string) error {
 	logPath := fs.String("log", "", "the driver's output (stdout and stderr)")
 	server := fs.String("server", "", "command name of the server's processes (postgres, mariadbd), for its CPU")
 	serverWindow := fs.Duration("server-window", 20*time.Second, "how long after the warm-up to sample the server's CPU (less than the measured time)")
+	serviceFrom := fs.String("service-from", "", "linkbench's results directory: take each op's mean and p99 from the service times of its one bundle")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -137,6 +144,11 @@ func perfCmd(args []string) error {
 	if tA.IsZero() || tB.IsZero() || p.Requests == 0 {
 		return fmt.Errorf("%s: the output has no end of warm-up or no REQUEST PHASE COMPLETED line (see %s)", *label, *logPath)
 	}
+	if *serviceFrom != "" {
+		if err := serviceTimes(*serviceFrom, &p); err != nil {
+			return fmt.Errorf("%s: %v", *label, err)
+		}
+	}
 	p.CPUSec = cpuB - cpuA
 	p.WindowSec = tB.Sub(tA).Seconds()
 	p.CPUPerReqUs = p.CPUSec * 1e6 / float64(p.Requests)
@@ -156,6 +168,47 @@ func perfCmd(args []string) error {
 		return err
 	}
 	return os.WriteFile(*out, b, 0o644)
+}
+
+// serviceTimes replaces p's op latencies with the service times in the
+// one results bundle under dir.
+func serviceTimes(dir string, p *Perf) error {
+	found, err := filepath.Glob(filepath.Join(dir, "*", "summary.json"))
+	if err != nil {
+		return err
+	}
+	if len(found) != 1 {
+		return fmt.Errorf("%s holds %d results bundles; want the run's one", dir, len(found))
+	}
+	b, err := os.ReadFile(found[0])
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Ops []struct {
+			Op      string `json:"op"`
+			Service *struct {
+				P99  float64 `json:"p99_ms"`
+				Mean float64 `json:"mean_ms"`
+			} `json:"service"`
+		} `json:"ops"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %v", found[0], err)
+	}
+	for _, o := range r.Ops {
+		op, ok := p.Ops[o.Op]
+		if !ok || o.Service == nil {
+			continue
+		}
+		op.MeanMs, op.P99Ms = o.Service.Mean, o.Service.P99
+		p.Ops[o.Op] = op
+		p.ServiceTime = true
+	}
+	if !p.ServiceTime {
+		return fmt.Errorf("%s has no service times (linkbench keeps them when requestrate > 0)", found[0])
+	}
+	return nil
 }
 
 func isOp(s string) bool {

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A throttled linkbench run's latencies come from its results bundle's
+// service times, so they compare with the reference's (timed from the
+// actual send); ops without service times keep what the output said.
+func TestServiceTimesReplaceLatencies(t *testing.T) {
+	dir := t.TempDir()
+	p := Perf{Ops: map[string]OpPerf{
+		"GET_NODE": {Count: 10, MeanMs: 17.05, P99Ms: 144.5},
+		"ADD_LINK": {Count: 2, MeanMs: 17.55, P99Ms: 145},
+	}}
+	if err := serviceTimes(dir, &p); err == nil || !strings.Contains(err.Error(), "0 results bundles") {
+		t.Fatalf("no bundle: err = %v", err)
+	}
+	bundle := filepath.Join(dir, "20261125-031423-request")
+	if err := os.MkdirAll(bundle, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(bundle, "summary.json"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"ops": [{"op": "GET_NODE", "mean_ms": 17.05}]}`)
+	if err := serviceTimes(dir, &p); err == nil || !strings.Contains(err.Error(), "no service times") {
+		t.Fatalf("unthrottled bundle: err = %v", err)
+	}
+	write(`{"ops": [{"op": "GET_NODE", "mean_ms": 17.05, "service": {"mean_ms": 0.121, "p99_ms": 0.6}}, {"op": "ADD_LINK", "mean_ms": 17.55}]}`)
+	if err := serviceTimes(dir, &p); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Ops["GET_NODE"]; got.MeanMs != 0.121 || got.P99Ms != 0.6 || got.Count != 10 {
+		t.Errorf("GET_NODE = %+v, want the service times and the count kept", got)
+	}
+	if got := p.Ops["ADD_LINK"]; got.MeanMs != 17.55 {
+		t.Errorf("ADD_LINK without service times = %+v, want it unchanged", got)
+	}
+	if !p.ServiceTime {
+		t.Error("ServiceTime not set")
+	}
+}
