@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/linkbench/linkbench/internal/report"
 )
 
 // Perf is what one measured request phase of a driver cost: its rate,
@@ -180,29 +182,17 @@ func serviceTimes(dir string, p *Perf) error {
 	if len(found) != 1 {
 		return fmt.Errorf("%s holds %d results bundles; want the run's one", dir, len(found))
 	}
-	b, err := os.ReadFile(found[0])
+	r, err := report.ReadBundle(filepath.Dir(found[0]))
 	if err != nil {
 		return err
 	}
-	var r struct {
-		Ops []struct {
-			Op      string `json:"op"`
-			Service *struct {
-				P99  float64 `json:"p99_ms"`
-				Mean float64 `json:"mean_ms"`
-			} `json:"service"`
-		} `json:"ops"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return fmt.Errorf("%s: %v", found[0], err)
-	}
 	for _, o := range r.Ops {
-		op, ok := p.Ops[o.Op]
+		op, ok := p.Ops[o.Name]
 		if !ok || o.Service == nil {
 			continue
 		}
 		op.MeanMs, op.P99Ms = o.Service.Mean, o.Service.P99
-		p.Ops[o.Op] = op
+		p.Ops[o.Name] = op
 		p.ServiceTime = true
 	}
 	if !p.ServiceTime {

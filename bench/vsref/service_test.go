@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/linkbench/linkbench/internal/report"
 )
 
 // A throttled linkbench run's latencies come from its results bundle's
@@ -23,16 +26,18 @@ func TestServiceTimesReplaceLatencies(t *testing.T) {
 	if err := os.MkdirAll(bundle, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	write := func(s string) {
+	// write stores a summary.json of this linkbench's schema with ops.
+	write := func(ops string) {
+		s := fmt.Sprintf(`{"schema_version": %d, "phase": "request", "ops": %s}`, report.SchemaVersion, ops)
 		if err := os.WriteFile(filepath.Join(bundle, "summary.json"), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write(`{"ops": [{"op": "GET_NODE", "mean_ms": 17.05}]}`)
+	write(`[{"op": "GET_NODE", "mean_ms": 17.05}]`)
 	if err := serviceTimes(dir, &p); err == nil || !strings.Contains(err.Error(), "no service times") {
 		t.Fatalf("unthrottled bundle: err = %v", err)
 	}
-	write(`{"ops": [{"op": "GET_NODE", "mean_ms": 17.05, "service": {"mean_ms": 0.121, "p99_ms": 0.6}}, {"op": "ADD_LINK", "mean_ms": 17.55}]}`)
+	write(`[{"op": "GET_NODE", "mean_ms": 17.05, "service": {"mean_ms": 0.121, "p99_ms": 0.6}}, {"op": "ADD_LINK", "mean_ms": 17.55}]`)
 	if err := serviceTimes(dir, &p); err != nil {
 		t.Fatal(err)
 	}
