@@ -22,6 +22,7 @@ import (
 // retry policy runs the loser again. Each statement costs the server about
 // as much inside the procedure as from the client (docs/performance.md), so
 // the procedure runs no statement the reference's transaction does not.
+// Its link UPDATE and DELETE name the primary key (see linkRowHint).
 // The client transaction (linkWrite) stays for TiDB (no stored procedures),
 // for databases whose schema was made without the procedure, and for
 // mysql_write_procedure = false.
@@ -33,7 +34,7 @@ func (s *Store) writeProc() string { return q("linkbench_write_" + s.t.Link) }
 // only when its comment matches: one made by an older linkbench takes
 // other modes and is left for the client transaction until init replaces
 // it.
-const procVersion = "linkbench link writes 3"
+const procVersion = "linkbench link writes 4"
 
 // procUpsertReadFirst is the procedure's mode for UPDATE_LINK's upsert,
 // which reads the link before writing it; graph.WriteUpsert (0) inserts
@@ -87,7 +88,7 @@ BEGIN
       IF o_vis = p_vis AND o_time = p_time AND o_version = p_version AND CAST(o_data AS BINARY) = CAST(p_data AS BINARY) THEN
         SET res = 0;
       ELSE
-        UPDATE {{LINKS}} SET visibility = p_vis, data = p_data, time = p_time, version = p_version
+        UPDATE {{LINKS}} FORCE INDEX (PRIMARY) SET visibility = p_vis, data = p_data, time = p_time, version = p_version
           WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
         SET res = 2;
       END IF;
@@ -102,9 +103,9 @@ BEGIN
       FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2 FOR UPDATE;
     SET res = found;
     IF found = 1 AND p_mode = 2 THEN
-      DELETE FROM {{LINKS}} WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
+      DELETE l FROM {{LINKS}} l FORCE INDEX (PRIMARY) WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
     ELSEIF found = 1 AND o_vis = 1 THEN
-      UPDATE {{LINKS}} SET visibility = 0 WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
+      UPDATE {{LINKS}} FORCE INDEX (PRIMARY) SET visibility = 0 WHERE link_type = p_lt AND id1 = p_id1 AND id2 = p_id2;
     END IF;
     IF found = 1 AND o_vis = 1 THEN SET delta = -1; ELSE SET bump = 0; END IF;
   END IF;
