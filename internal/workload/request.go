@@ -490,9 +490,18 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 		}
 		op := q.nextOp()
 		q.watch.begin(op, sent)
+		q.sent = time.Time{}
 		err := q.do(q.watch.ctx, op)
 		q.watch.end()
 		end := time.Now()
+		// Service time, and a closed loop's latency, run from the store
+		// call (as the reference times them), not from the op's draw.
+		if !q.sent.IsZero() {
+			sent = q.sent
+			if next.IsZero() {
+				intended = sent
+			}
+		}
 		if q.watch.stopped() {
 			_, cause := q.watch.expired()
 			switch {

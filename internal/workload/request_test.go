@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -185,5 +186,52 @@ func TestOutageBacksOffAndContinues(t *testing.T) {
 	// times during the outage; without it, thousands of times.
 	if res.Errors == 0 || res.Errors > 20 || res.Requests < 1000 {
 		t.Fatalf("errors %d, requests %d", res.Errors, res.Requests)
+	}
+}
+
+// slowGen is a payload generator that takes a known time per payload.
+type slowGen struct{ d time.Duration }
+
+func (g slowGen) Fill(_ *rand.Rand, dst []byte) {
+	time.Sleep(g.d) // the cost of drawing the arguments, not a synchronisation
+	clear(dst)
+}
+
+// TestTimedRegionIsTheStoreCall: an op is timed from its store call, as
+// the reference times it, not from the draw of its arguments (here a
+// payload that takes 20 ms to make). The memory store's ADD_NODE takes
+// microseconds, so its mean stays far below the generator's 20 ms.
+func TestTimedRegionIsTheStoreCall(t *testing.T) {
+	const gen = 20 * time.Millisecond
+	for _, rate := range []string{"0", "1000"} {
+		t.Run("requestrate="+rate, func(t *testing.T) {
+			p := loadMemory(t, openMemory(t), "requesters=1", "requests=10", "maxtime=60", "warmup_time=0", "requestrate="+rate,
+				"addlink=0", "deletelink=0", "updatelink=0", "countlink=0", "getlink=0", "getlinklist=0",
+				"getnode=0", "addnode=100", "updatenode=0", "deletenode=0")
+			p.Gens.NodeAdd = slowGen{gen}
+			res, err := p.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range res.Summary {
+				if s.Op != graph.AddNode {
+					continue
+				}
+				if s.Count != 10 {
+					t.Fatalf("%d ADD_NODE recorded, want 10", s.Count)
+				}
+				timed, what := s.Percentiles, "latency"
+				if s.Service != nil {
+					timed, what = *s.Service, "service time"
+				} else if rate != "0" {
+					t.Fatal("a throttled run reports no service time")
+				}
+				if timed.Mean >= float64(gen/time.Millisecond)/2 {
+					t.Errorf("ADD_NODE mean %s %.3f ms: the %s payload draw was timed", what, timed.Mean, gen)
+				}
+				return
+			}
+			t.Fatal("no ADD_NODE in the summary")
+		})
 	}
 }

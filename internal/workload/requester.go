@@ -75,8 +75,10 @@ type requester struct {
 	// denominator of its "history queries = X/Y").
 	found, notFound, historyQueries, listRequests int64
 	lastRetries                                   int
-	lastErr                                       error
-	stoppedOnFails                                bool
+	// sent is when the current operation's store call began (see call).
+	sent           time.Time
+	lastErr        error
+	stoppedOnFails bool
 
 	// watch is the requester's operation deadline (see watchdog); lastOK
 	// and lastFail are the ends of its last success and failure, for the
@@ -173,7 +175,7 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 			Visibility: graph.VisibilityDefault, Version: 0, Time: time.Now().UnixMilli(),
 			Data: q.payload(g, q.linkSize, graph.MaxLinkData-1), // 254, as the reference
 		}
-		retries, err = q.p.Retry.Do(ctx, func() error {
+		retries, err = q.call(ctx, func() error {
 			var e error
 			if op == graph.AddLink {
 				_, e = q.store.AddLink(ctx, &q.link)
@@ -186,14 +188,14 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 		id1 := q.linkWrite.choose(q.rng)
 		lt := q.linkType()
 		id2 := q.chooseID2(id1, lt, pDeleteExist)
-		retries, err = q.p.Retry.Do(ctx, func() error {
+		retries, err = q.call(ctx, func() error {
 			_, e := q.store.DeleteLink(ctx, id1, lt, id2, false)
 			return e
 		})
 	case graph.CountLink:
 		id1 := q.linkRead.choose(q.rng)
 		lt := q.linkType()
-		retries, err = q.p.Retry.Do(ctx, func() error {
+		retries, err = q.call(ctx, func() error {
 			_, e := q.store.CountLinks(ctx, id1, lt)
 			return e
 		})
@@ -208,7 +210,7 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 		for i := int64(0); i < n; i++ {
 			q.id2s = append(q.id2s, q.chooseID2(id1, lt, pGetExist))
 		}
-		retries, err = q.p.Retry.Do(ctx, func() error {
+		retries, err = q.call(ctx, func() error {
 			var e error
 			q.links, e = q.store.MultigetLinks(ctx, id1, lt, q.id2s, q.links[:0])
 			return e
@@ -228,7 +230,7 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 			Data: q.payload(q.p.Gens.NodeAdd, q.nodeSize, graph.MaxNodeData-1),
 		}
 		var id int64
-		retries, err = q.p.Retry.Do(ctx, func() error {
+		retries, err = q.call(ctx, func() error {
 			var e error
 			id, e = q.store.AddNode(ctx, &q.node)
 			return e
@@ -242,27 +244,35 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 			Data: q.payload(q.p.Gens.NodeUp, q.nodeSize, graph.MaxNodeData-1),
 		}
 		q.lastNodeID = q.node.ID
-		retries, err = q.p.Retry.Do(ctx, func() error {
+		retries, err = q.call(ctx, func() error {
 			_, e := q.store.UpdateNode(ctx, &q.node)
 			return e
 		})
 	case graph.DeleteNode:
 		id := q.nodeDel.choose(q.rng)
 		q.lastNodeID = id
-		retries, err = q.p.Retry.Do(ctx, func() error {
+		retries, err = q.call(ctx, func() error {
 			_, e := q.store.DeleteNode(ctx, graph.NodeType, id)
 			return e
 		})
 	case graph.GetNode:
 		id := q.nodeRead.choose(q.rng)
 		q.lastNodeID = id
-		retries, err = q.p.Retry.Do(ctx, func() error {
+		retries, err = q.call(ctx, func() error {
 			_, _, e := q.store.GetNode(ctx, graph.NodeType, id)
 			return e
 		})
 	}
 	q.lastRetries = retries
 	return err
+}
+
+// call runs fn, the operation's store call, under the retry policy. The
+// reference times only its store call, not the choice of the operation's
+// arguments (ids, payload), so the timed region starts here: q.sent.
+func (q *requester) call(ctx context.Context, fn func() error) (int, error) {
+	q.sent = time.Now()
+	return q.p.Retry.Do(ctx, fn)
 }
 
 // getLinkList runs a GET_LINKS_LIST, continuing a remembered tail with
@@ -279,7 +289,7 @@ func (q *requester) getLinkList(ctx context.Context) (error, int) {
 	} else {
 		query = graph.NewListQuery(q.linkRead.choose(q.rng), q.linkType())
 	}
-	retries, err := q.p.Retry.Do(ctx, func() error {
+	retries, err := q.call(ctx, func() error {
 		var e error
 		q.links, e = q.store.GetLinkList(ctx, query, q.links[:0])
 		return e
