@@ -50,8 +50,11 @@
 # PERF_MIX (extra settings for both drivers, e.g. "addlink=0 getnode=100 ..."
 # to price one op alone; with requestrate=N both drivers run at the same
 # rate and the latencies compared are service times, from the actual
-# send). Each run also records the server's CPU per
-# request and the machine's idle share over the same window.
+# send), PERF_AGAINST=baseline (before against after: BASELINE_BIN, an
+# older linkbench, runs in the reference's column with linkbench's
+# settings; the reference is not needed). Each run also records the
+# server's CPU per request and the machine's idle share over the same
+# window.
 # No statement log is on. docs/performance.md records the figures.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -322,14 +325,19 @@ perf_once() {
   for d in ${PERF_MIX:-}; do args+=(-D "$d"); done
   local cmd
   case "$driver" in
-    reference) cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r) ;;
+    reference)
+      if [ "${PERF_AGAINST:-reference}" = baseline ]; then
+        cmd=("$BASELINE_BIN" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}")
+      else
+        cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r)
+      fi ;;
     linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
   esac
   # Throttled (requestrate in PERF_MIX), linkbench times an op from its
   # intended start and the reference from its actual one: the table then
   # takes linkbench's service times from its results bundle.
   local service=()
-  if [ "$driver" = linkbench ]; then
+  if [ "$driver" = linkbench ] || [ "${PERF_AGAINST:-reference}" = baseline ]; then
     case " ${PERF_MIX:-} " in
       *" requestrate="*) rm -rf "$dir/results"; cmd+=(--results-dir "$dir/results"); service=(-service-from "$dir/results") ;;
       *) cmd+=(--no-results) ;;
@@ -384,12 +392,18 @@ perf_compare() {
       fi
     done
   done
-  "$OUT/vsref" perftable -title "$store: maxid1=$MAXID1, ${PERF_TIME:-30} s measured after ${PERF_WARMUP:-10} s of warm-up, medians of ${PERF_ROUNDS:-2} alternating rounds" "${runs[@]}" |
+  local against=""
+  [ "${PERF_AGAINST:-reference}" = baseline ] && against=" (the \"ref\" column is the baseline $BASELINE_BIN)"
+  "$OUT/vsref" perftable -title "$store: maxid1=$MAXID1, ${PERF_TIME:-30} s measured after ${PERF_WARMUP:-10} s of warm-up, medians of ${PERF_ROUNDS:-2} alternating rounds$against" "${runs[@]}" |
     tee -a "$OUT/perf-tables.txt"
 }
 
 perf_main() {
-  reference_jar
+  if [ "${PERF_AGAINST:-reference}" = baseline ]; then
+    [ -x "$BASELINE_BIN" ] || die "PERF_AGAINST=baseline needs BASELINE_BIN, an executable linkbench binary"
+  else
+    reference_jar
+  fi
   build_linkbench
   say "results in $OUT"
   local store
