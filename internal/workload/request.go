@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -441,6 +442,17 @@ func (p *RequestPhase) emit(iv stats.Interval) {
 	}
 }
 
+// sleepsHeld reports whether a requester throttled to a mean gap of
+// gapMean ns between its ops, one of requesters, waits with sleepHeld: the
+// gaps are at least heldMinGap on average, and every requester can hold a
+// P while it waits (the store reserved one per requester, as blocking
+// connections do) with the CPUs' worth left for the rest. Otherwise it
+// parks on a timer and lets others run.
+func sleepsHeld(gapMean float64, requesters int) bool {
+	return canSleepHeld && gapMean > 0 && gapMean >= float64(heldMinGap) &&
+		runtime.GOMAXPROCS(0) >= requesters+runtime.NumCPU()
+}
+
 // run is the requester loop. It returns true when the requester stopped
 // because it reached max_failed_requests. Its operations run under
 // q.watch's context, which the watchdog cancels after op_timeout and the
@@ -457,6 +469,7 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	held := sleepsHeld(gapMean, cfg.Requesters)
 	var backoff time.Duration // after connection errors
 	for ctx.Err() == nil {
 		if limit > 0 && q.done >= limit {
@@ -477,12 +490,18 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 				return false
 			}
 			if wait := next.Sub(now); wait > 0 {
-				timer.Reset(wait)
-				select {
-				case <-ctx.Done():
-					timer.Stop()
-					return false
-				case <-timer.C:
+				if held {
+					if !sleepHeld(ctx, next) {
+						return false
+					}
+				} else {
+					timer.Reset(wait)
+					select {
+					case <-ctx.Done():
+						timer.Stop()
+						return false
+					case <-timer.C:
+					}
 				}
 				sent = time.Now()
 			}

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package workload
+
+import (
+	"context"
+	"time"
+)
+
+const (
+	canSleepHeld = false
+	heldMinGap   = time.Millisecond
+)
+
+// sleepHeld is never called where canSleepHeld is false.
+func sleepHeld(ctx context.Context, t time.Time) bool { return ctx.Err() == nil }
