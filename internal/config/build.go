@@ -211,6 +211,11 @@ func (b *builder) build() {
 		c.Requests = 0
 	}
 	c.RequestRate = b.float("requestrate", 0, 1e9)
+	switch c.RequestPacing = strings.ToLower(b.str("request_pacing")); c.RequestPacing {
+	case PacingExact, PacingReference:
+	default:
+		b.fail("%s: expected exact (wait until each op's intended start) or reference (the reference's whole-millisecond sleeps)", b.at("request_pacing"))
+	}
 	c.MaxTime = b.seconds("maxtime")
 	c.MaxTimeGrace = b.seconds("maxtime_grace")
 	c.OpTimeout = b.seconds("op_timeout")

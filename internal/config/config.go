@@ -53,8 +53,11 @@ type Config struct {
 	Requesters        int
 	Requests          int64   // per requester
 	RequestRate       float64 // ops/s per requester, 0 = unthrottled
-	MaxTime           time.Duration
-	WarmupTime        time.Duration
+	// RequestPacing is PacingExact or PacingReference: how a throttled
+	// requester waits for an op's intended start (key request_pacing).
+	RequestPacing string
+	MaxTime       time.Duration
+	WarmupTime    time.Duration
 	// Loops is the number of consecutive measurement windows of MaxTime
 	// each in one request phase (key loops, at least 1).
 	Loops             int
@@ -111,6 +114,12 @@ type Config struct {
 const (
 	SemanticsReference = "reference"
 	SemanticsCorrected = "corrected"
+)
+
+// Values of request_pacing.
+const (
+	PacingExact     = "exact"
+	PacingReference = "reference"
 )
 
 // Corrected reports whether the request phase fixes the reference's bugs

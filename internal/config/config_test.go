@@ -250,6 +250,7 @@ func TestUncorrelatedWritesPerSemantics(t *testing.T) {
 		want string
 	}{
 		{[]string{"workload_semantics=fixed"}, `workload_semantics = "fixed" (-D): expected reference`},
+		{[]string{"request_pacing=java"}, `request_pacing = "java" (-D): expected exact`},
 		{[]string{"read_uncorr_function=real", "read_uncorr_blend=5"}, "cannot sample a real distribution for uncorrelated link accesses"},
 		{[]string{"node_delete_function=real"}, "cannot sample a real distribution for node deletes"},
 	} {

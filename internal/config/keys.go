@@ -84,6 +84,7 @@ var coreKeys = []Key{
 	{"requesters", "4", "request threads (0 = no request phase); at most 10,000", "request"},
 	{"requests", "500000", "requests per requester (0 = until maxtime)", "request"},
 	{"requestrate", "0", "requests/s per requester with exponential gaps (0 = as fast as possible)", "request"},
+	{"request_pacing", "exact", "how a throttled requester (requestrate) waits for an op's intended start: exact (until that time), or reference (as the reference does: sleeps of whole milliseconds, at least one, then the ops that fell due back to back; for comparing service times with its figures)", "request"},
 	{"maxtime", "100000", "seconds of the request phase after the warm-up", "request"},
 	{"warmup_time", "0", "seconds of unmeasured requests before maxtime starts", "request"},
 	{"loops", "1", "consecutive measurement windows of maxtime seconds in one request phase (one warm-up); each gets its own figures and summary line", "request"},

@@ -126,6 +126,9 @@ func limitText(cfg *config.Config) string {
 	parts = append(parts, fmt.Sprintf("at most %s", cfg.MaxTime))
 	if cfg.RequestRate > 0 {
 		parts = append(parts, fmt.Sprintf("%.0f ops/s per requester", cfg.RequestRate))
+		if cfg.RequestPacing == config.PacingReference {
+			parts = append(parts, "paced as the reference (whole-millisecond sleeps)")
+		}
 	}
 	return strings.Join(parts, ", ")
 }

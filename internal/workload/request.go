@@ -453,6 +453,21 @@ func sleepsHeld(gapMean float64, requesters int) bool {
 		runtime.GOMAXPROCS(0) >= requesters+runtime.NumCPU()
 }
 
+// referenceSleep is how long the reference's requester sleeps when its
+// next op is due in wait (request_pacing = reference): it passes
+// Thread.sleep the wait's whole milliseconds and, as the nanoseconds left
+// over, the wait modulo 1,000 ns (1,000,000 was meant), which Java 17
+// rounds up to one more millisecond unless it is zero. A sleep of zero
+// returns at once and its loop sleeps again; that next sleep is taken as a
+// millisecond here.
+func referenceSleep(wait time.Duration) time.Duration {
+	d := wait.Truncate(time.Millisecond)
+	if wait%1000 != 0 || d == 0 {
+		d += time.Millisecond
+	}
+	return d
+}
+
 // run is the requester loop. It returns true when the requester stopped
 // because it reached max_failed_requests. Its operations run under
 // q.watch's context, which the watchdog cancels after op_timeout and the
@@ -469,7 +484,9 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	held := sleepsHeld(gapMean, cfg.Requesters)
+	// The reference's pacing sleeps a millisecond or more each time.
+	refPacing := gapMean > 0 && cfg.RequestPacing == config.PacingReference
+	held := sleepsHeld(gapMean, cfg.Requesters) || refPacing && sleepsHeld(float64(heldMinGap), cfg.Requesters)
 	var backoff time.Duration // after connection errors
 	for ctx.Err() == nil {
 		if limit > 0 && q.done >= limit {
@@ -490,8 +507,13 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 				return false
 			}
 			if wait := next.Sub(now); wait > 0 {
+				until := next
+				if refPacing {
+					wait = referenceSleep(wait)
+					until = now.Add(wait)
+				}
 				if held {
-					if !sleepHeld(ctx, next) {
+					if !sleepHeld(ctx, until) {
 						return false
 					}
 				} else {
