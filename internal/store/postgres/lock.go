@@ -64,14 +64,17 @@ func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (f
 	if !ok {
 		return fail(s.locked(ctx, conn, own, mode))
 	}
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", other).Scan(&ok); err != nil {
+	// The other phase's key is looked up, not tried: a try would hold it
+	// for an instant, and the processes of this phase that look at the
+	// same moment (the shards of a load, runs side by side) would refuse
+	// each other. Each process takes its own key before it looks, so of a
+	// load and a run that start together at least one sees the other.
+	holders, err := s.holders(ctx, conn, other)
+	if err != nil {
 		return fail(classify(err))
 	}
-	if !ok {
-		return fail(s.locked(ctx, conn, other, mode))
-	}
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", other); err != nil {
-		return fail(classify(err))
+	if len(holders) > 0 {
+		return fail(s.lockedBy(holders, mode))
 	}
 	s.lockConn.Store(conn)
 	return func() {
@@ -87,31 +90,44 @@ func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (f
 	}, nil
 }
 
-// locked names the sessions that hold the advisory lock key.
-func (s *Store) locked(ctx context.Context, conn *pgx.Conn, key int64, mode store.LockMode) error {
+// holders names the other sessions that hold the advisory lock key, in
+// any mode.
+func (s *Store) holders(ctx context.Context, conn *pgx.Conn, key int64) ([]string, error) {
 	u := uint64(key)
 	rows, err := conn.Query(ctx, `SELECT coalesce(a.application_name, ''), l.pid, coalesce(host(a.client_addr), 'a local socket'), coalesce(a.usename::text, '')
 		FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
 		WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.objsubid = 1 AND l.pid <> pg_backend_pid()`,
 		int64(u>>32), int64(u&0xffffffff))
-	var holders []string
-	if err == nil {
-		for rows.Next() {
-			var app, client, user string
-			var pid int32
-			if rows.Scan(&app, &pid, &client, &user) != nil {
-				continue
-			}
-			if strings.HasPrefix(app, "linkbench ") {
-				holders = append(holders, app)
-			} else {
-				holders = append(holders, fmt.Sprintf("a session of user %q from %s (server pid %d)", user, client, pid))
-			}
-		}
-		rows.Close()
+	if err != nil {
+		return nil, err
 	}
+	defer rows.Close()
+	var holders []string
+	for rows.Next() {
+		var app, client, user string
+		var pid int32
+		if err := rows.Scan(&app, &pid, &client, &user); err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(app, "linkbench ") {
+			holders = append(holders, app)
+		} else {
+			holders = append(holders, fmt.Sprintf("a session of user %q from %s (server pid %d)", user, client, pid))
+		}
+	}
+	return holders, rows.Err()
+}
+
+// locked is the error of a lock refused because another session holds
+// key (it may have let go since: then "another session").
+func (s *Store) locked(ctx context.Context, conn *pgx.Conn, key int64, mode store.LockMode) error {
+	holders, _ := s.holders(ctx, conn, key)
+	return s.lockedBy(holders, mode)
+}
+
+func (s *Store) lockedBy(holders []string, mode store.LockMode) error {
 	if len(holders) == 0 {
-		holders = append(holders, "another session")
+		holders = []string{"another session"}
 	}
 	return &store.LockedError{Where: fmt.Sprintf("schema %s of database %s at %s", s.schema, s.db, s.addr), Holder: strings.Join(holders, "; "), Mode: mode}
 }

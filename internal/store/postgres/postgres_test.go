@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -466,4 +467,52 @@ func tupleStats(t *testing.T, tx pgx.Tx, s *Store) map[string]int64 {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestConcurrentSharersAreNotRefused: the processes of a --shard load (or
+// runs beside each other) take their locks at the same moment, and none
+// is refused because another was checking the other phase's lock at that
+// instant (a shard of TestThreeProcessLoadEqualsOne was, under make test).
+func TestConcurrentSharersAreNotRefused(t *testing.T) {
+	schema := fmt.Sprintf("lbsharers_%d", os.Getpid())
+	ctx := context.Background()
+	for _, mode := range []store.LockMode{store.LockShardLoad, store.LockRun} {
+		const procs, rounds = 8, 25
+		stores := make([]*Store, procs)
+		for i := range stores {
+			s, err := Open(ctx, store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			stores[i] = s
+		}
+		errs := make(chan error, procs*rounds)
+		var wg sync.WaitGroup
+		for i, s := range stores {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					release, err := s.Lock(ctx, mode, store.Holder(fmt.Sprintf("%s %d", mode, i)))
+					if err != nil {
+						errs <- err
+						continue
+					}
+					release()
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		n := 0
+		for err := range errs {
+			if n++; n == 1 {
+				t.Errorf("%s: %v", mode, err)
+			}
+		}
+		if n > 0 {
+			t.Errorf("%s: %d of %d locks refused beside processes of the same phase", mode, n, procs*rounds)
+		}
+	}
 }
