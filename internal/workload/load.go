@@ -151,7 +151,9 @@ func (p *LoadPhase) mark(ctx context.Context, unit, state string) error {
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
 	case errors.Is(context.Cause(octx), ErrOpTimeout):
-		err = fmt.Errorf("no answer from the store within op_timeout = %s", p.Config.OpTimeout)
+		// A silence, as a bulk call's: the load can resume once the
+		// store answers again.
+		return &TimeoutError{What: "recording load progress", After: p.Config.OpTimeout, Cause: ErrOpTimeout}
 	}
 	return fmt.Errorf("record load progress: %w", err)
 }

@@ -22,16 +22,23 @@ var (
 // TimeoutError is the failure recorded for an operation abandoned because
 // the store did not answer in time.
 type TimeoutError struct {
-	Op    graph.Op
+	Op graph.Op
+	// What names the call abandoned when it is not an operation (the
+	// load's journal write); empty for Op.
+	What  string
 	After time.Duration
 	Cause error // ErrOpTimeout or ErrHardEnd
 }
 
 func (e *TimeoutError) Error() string {
-	if errors.Is(e.Cause, ErrHardEnd) {
-		return fmt.Sprintf("%s abandoned after %s without an answer from the store, at the end of the phase (maxtime + maxtime_grace)", e.Op, e.After.Round(time.Millisecond))
+	what := e.What
+	if what == "" {
+		what = e.Op.String()
 	}
-	return fmt.Sprintf("%s abandoned after %s without an answer from the store (op_timeout)", e.Op, e.After.Round(time.Millisecond))
+	if errors.Is(e.Cause, ErrHardEnd) {
+		return fmt.Sprintf("%s abandoned after %s without an answer from the store, at the end of the phase (maxtime + maxtime_grace)", what, e.After.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("%s abandoned after %s without an answer from the store (op_timeout)", what, e.After.Round(time.Millisecond))
 }
 
 // Unwrap makes a timeout a connection error for the runner's policy
