@@ -12,15 +12,6 @@ import (
 // cancelled phase (Ctrl-C, an abandoned run) ends its wait promptly.
 const heldSlice = 10 * time.Millisecond
 
-// heldMinGap is the shortest mean gap between a throttled requester's ops
-// for which it sleeps with sleepHeld. Measured on PostgreSQL with 4
-// requesters on 2 cores (docs/performance.md): at 500 and 1,000 ops/s per
-// requester every op's service time was lower than with the timer, at
-// 2,400 every op's was higher. Below 1 ms the timer wins: the runtime's
-// poller waits in whole milliseconds, so a requester that falls behind
-// sends its next ops back to back instead of waking for each.
-const heldMinGap = time.Millisecond
-
 // canSleepHeld reports whether this platform has sleepHeld.
 const canSleepHeld = true
 
@@ -30,7 +21,7 @@ const canSleepHeld = true
 // the goroutine, and waking it takes the runtime's timer check, a wake-up
 // of an idle thread, and often a move to the other core (measured in
 // docs/performance.md). The call holds a P for the whole wait, so it is
-// only for requesters that each have one to spare (see holdsP). A signal
+// only for requesters that each have one to spare (see sleepsHeld). A signal
 // (the runtime preempting the goroutine or stopping the world) ends a
 // slice early; the goroutine then yields before it sleeps again. It
 // returns false when ctx ended first.

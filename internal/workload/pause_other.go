@@ -7,10 +7,7 @@ import (
 	"time"
 )
 
-const (
-	canSleepHeld = false
-	heldMinGap   = time.Millisecond
-)
+const canSleepHeld = false
 
 // sleepHeld is never called where canSleepHeld is false.
 func sleepHeld(ctx context.Context, t time.Time) bool { return ctx.Err() == nil }
