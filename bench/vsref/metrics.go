@@ -260,9 +260,11 @@ func quantiles(v []int64) Quantile {
 	return Quantile{Mean: sum / float64(len(v)), P50: at(50), P90: at(90), P95: at(95), P99: at(99)}
 }
 
-// reOpCount matches the per-op lines both drivers print at the end of a
-// request phase: "ADD_LINK count = 1234  p25 = ...".
-var reOpCount = regexp.MustCompile(`\b(ADD_LINK|DELETE_LINK|UPDATE_LINK|COUNT_LINK|MULTIGET_LINK|GET_LINKS_LIST|ADD_NODE|UPDATE_NODE|DELETE_NODE|GET_NODE) count = (\d+)`)
+// reOpCount matches the per-op lines the reference prints at the end of a
+// request phase, "ADD_LINK count = 1234  p25 = ...", and the rows of
+// linkbench's table on its standard output, "ADD_LINK   1234   0 ..." (its
+// lines in the reference's form go to the -L log only).
+var reOpCount = regexp.MustCompile(`(?m)(?:\b|^)(ADD_LINK|DELETE_LINK|UPDATE_LINK|COUNT_LINK|MULTIGET_LINK|GET_LINKS_LIST|ADD_NODE|UPDATE_NODE|DELETE_NODE|GET_NODE)(?: count = |\s+)(\d+)\b`)
 
 // reRate matches both drivers' REQUEST PHASE COMPLETED line.
 var reRate = regexp.MustCompile(`REQUEST PHASE COMPLETED\. \d+ requests done in \d+ seconds\. Requests/second = (\d+)`)

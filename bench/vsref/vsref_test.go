@@ -129,6 +129,15 @@ func TestDriverOutputs(t *testing.T) {
 	if ops["ADD_LINK"] != 70 || rate != 722 {
 		t.Fatalf("%v %v", ops, rate)
 	}
+	// linkbench's standard output: its table (the vs-reference op mix of
+	// linkbench read as empty before).
+	lb := "op                    count   errors  retries      ops/s    p25 ms\n" +
+		"ADD_LINK              10731        0        0        442     0.643\n" +
+		"GET_NODE              87841        0        0       3617     0.139\n" +
+		"REQUEST PHASE COMPLETED. 200000 requests done in 24 seconds. Requests/second = 8234\n"
+	if ops, rate := driverOps(lb); ops["ADD_LINK"] != 10731 || ops["GET_NODE"] != 87841 || len(ops) != 2 || rate != 8234 {
+		t.Fatalf("linkbench: %v %v", ops, rate)
+	}
 	if n, s := checkResult("check passed: every count equals its visible links"); n != 0 || s != "passed" {
 		t.Fatal(n, s)
 	}
