@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
@@ -162,42 +164,100 @@ func UpdateMeta(ctx context.Context, tx *sql.Tx, metaTable string, set map[strin
 // ScanList appends the rows of a list query (id2, data, time, version).
 func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifier) ([]graph.Link, error) {
 	defer rows.Close()
+	var r row
+	dest := r.dest(4, 1)
 	for rows.Next() {
-		l := graph.Link{ID1: id1, LinkType: lt, Visibility: graph.VisibilityDefault}
-		if err := ScanListRow(rows.Scan, &l); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return dst, classify(err)
 		}
+		l := graph.Link{ID1: id1, LinkType: lt, Visibility: graph.VisibilityDefault, Data: r.data}
+		var ver int64
+		if err := r.ints(&l.ID2, nil, &l.Time, &ver); err != nil {
+			return dst, classify(err)
+		}
+		l.Version = int32(ver)
 		dst = append(dst, l)
 	}
 	return dst, classify(rows.Err())
 }
 
-// ScanListRow scans one list row (id2, data, time, version) into l with
-// scan (a database/sql or pgx row's Scan).
-func ScanListRow(scan func(dest ...any) error, l *graph.Link) error {
-	// Into int64: database/sql converts an integer into a narrower one by
-	// formatting and parsing it.
-	var ver int64
-	if err := scan(&l.ID2, &l.Data, &l.Time, &ver); err != nil {
-		return err
-	}
-	l.Version = int32(ver)
-	return nil
-}
-
 // ScanLinks appends the rows of a multiget (id2, visibility, data, time, version).
 func ScanLinks(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifier) ([]graph.Link, error) {
 	defer rows.Close()
+	var r row
+	dest := r.dest(5, 2)
 	for rows.Next() {
-		l := graph.Link{ID1: id1, LinkType: lt}
-		var vis, ver int64 // as in ScanList
-		if err := rows.Scan(&l.ID2, &vis, &l.Data, &l.Time, &ver); err != nil {
+		if err := rows.Scan(dest...); err != nil {
+			return dst, classify(err)
+		}
+		l := graph.Link{ID1: id1, LinkType: lt, Data: r.data}
+		var vis, ver int64
+		if err := r.ints(&l.ID2, &vis, nil, &l.Time, &ver); err != nil {
 			return dst, classify(err)
 		}
 		l.Visibility, l.Version = uint8(vis), int32(ver)
 		dst = append(dst, l)
 	}
 	return dst, classify(rows.Err())
+}
+
+// row holds the destinations of one result row, reused for every row.
+// database/sql assigns a driver's integer to an *int64 by reflection, and
+// to a narrower integer by formatting and parsing it; into an *any it is
+// a plain copy, converted here. The data column goes to a *[]byte (into
+// an *any, its copy would be boxed too).
+type row struct {
+	v    [5]any
+	data []byte
+	ptr  [5]any
+}
+
+// dest returns the Scan destinations of a row of n columns whose column
+// data (from 0; -1 for none) is the data.
+func (r *row) dest(n, data int) []any {
+	for i := range n {
+		if i == data {
+			r.ptr[i] = &r.data
+		} else {
+			r.ptr[i] = &r.v[i]
+		}
+	}
+	return r.ptr[:n]
+}
+
+// ints stores the row's integer columns in the non-nil pointers, column by
+// column; the data column is given nil.
+func (r *row) ints(cols ...*int64) error {
+	for i, p := range cols {
+		if p == nil {
+			continue
+		}
+		n, err := asInt(r.v[i])
+		if err != nil {
+			return fmt.Errorf("column %d: %w", i+1, err)
+		}
+		*p = n
+	}
+	return nil
+}
+
+// asInt is a driver's integer value as an int64: drivers give int64, or
+// the digits when they read numbers as text.
+func asInt(v any) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case []byte:
+		return strconv.ParseInt(string(x), 10, 64)
+	case string:
+		return strconv.ParseInt(x, 10, 64)
+	case uint64:
+		if x > math.MaxInt64 {
+			return 0, fmt.Errorf("%d is out of range", x)
+		}
+		return int64(x), nil
+	}
+	return 0, fmt.Errorf("%T (%v) where an integer was expected", v, v)
 }
 
 // Columns returns the lower-cased column names the query lists (one per row).
@@ -239,8 +299,12 @@ func nonNil(b []byte) []byte {
 
 // CountLinks returns the count row's value, 0 when there is none.
 func (st NodeStmts) CountLinks(ctx context.Context, id1, lt int64, classify Classifier) (int64, error) {
+	var r row
 	var n int64
-	err := st.Count.QueryRowContext(ctx, id1, lt).Scan(&n)
+	err := st.Count.QueryRowContext(ctx, id1, lt).Scan(r.dest(1, -1)...)
+	if err == nil {
+		err = r.ints(&n)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -262,7 +326,13 @@ func (st NodeStmts) AddNode(ctx context.Context, n *graph.Node, classify Classif
 // GetNode reads a node of the given type.
 func (st NodeStmts) GetNode(ctx context.Context, nodeType int32, id int64, classify Classifier) (graph.Node, bool, error) {
 	n := graph.Node{ID: id, Type: nodeType}
-	err := st.Get.QueryRowContext(ctx, id, nodeType).Scan(&n.Version, &n.Time, &n.Data)
+	var r row
+	var t int64
+	err := st.Get.QueryRowContext(ctx, id, nodeType).Scan(r.dest(3, 2)...)
+	if err == nil {
+		err = r.ints(&n.Version, &t, nil)
+		n.Time, n.Data = int32(t), r.data
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return graph.Node{}, false, nil
 	}
