@@ -54,7 +54,10 @@
 # older linkbench, runs in the reference's column with linkbench's
 # settings; the reference is not needed). Each run also records the
 # server's CPU per request and the machine's idle share over the same
-# window.
+# window. PERF_PROFILE=1 also samples every CPU with perf record over that
+# window and writes each run's profile/profile.tsv: CPU µs per request of
+# the driver, the server and anything else, function by function
+# (`go run ./bench/vsref profdiff A B` sets two side by side).
 # No statement log is on. docs/performance.md records the figures.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -345,6 +348,7 @@ perf_once() {
   fi
   local server=postgres
   [ "$store" = postgres ] || server=mariadbd
+  [ "${PERF_PROFILE:-0}" = 1 ] && service+=(-profile "$dir/profile")
   "$OUT/vsref" perf -label "$driver" -requesters "$n" -server "$server" -server-window "$(( ${PERF_TIME:-30} * 2 / 3 ))s" -log "$dir/driver.out" -o "$dir/perf.json" ${service[@]+"${service[@]}"} -- "${cmd[@]}" >&2 ||
     die "$driver run failed; see $dir/driver.out"
   echo "$dir/perf.json"

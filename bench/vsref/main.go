@@ -7,6 +7,7 @@
 //	go run ./bench/vsref table -title T run.json...
 //	go run ./bench/vsref perf -label reference|linkbench -requesters N -log FILE -o perf.json -- DRIVER ARGS...
 //	go run ./bench/vsref perftable -title T perf.json...
+//	go run ./bench/vsref profdiff [-n 40] A/profile.tsv B/profile.tsv
 package main
 
 import (
@@ -26,13 +27,23 @@ func main() {
 
 func run(args []string, w io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vsref measure|table|perf|perftable ...")
+		return fmt.Errorf("usage: vsref measure|table|perf|perftable|profdiff ...")
 	}
 	switch args[0] {
 	case "measure":
 		return measureCmd(args[1:])
 	case "perf":
 		return perfCmd(args[1:])
+	case "profdiff":
+		fs := flag.NewFlagSet("profdiff", flag.ContinueOnError)
+		n := fs.Int("n", 40, "rows: the functions whose cost differs most")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() != 2 {
+			return fmt.Errorf("usage: vsref profdiff [-n N] A/profile.tsv B/profile.tsv")
+		}
+		return profDiff(w, fs.Arg(0), fs.Arg(1), *n)
 	case "perftable":
 		fs := flag.NewFlagSet("perftable", flag.ContinueOnError)
 		title := fs.String("title", "", "table title")

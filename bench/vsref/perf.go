@@ -77,6 +77,7 @@ func perfCmd(args []string) error {
 	server := fs.String("server", "", "command name of the server's processes (postgres, mariadbd), for its CPU")
 	serverWindow := fs.Duration("server-window", 20*time.Second, "how long after the warm-up to sample the server's CPU (less than the measured time)")
 	serviceFrom := fs.String("service-from", "", "linkbench's results directory: take each op's mean and p99 from the service times of its one bundle")
+	profileDir := fs.String("profile", "", "sample every CPU with perf record over the server's window and write DIR/profile.tsv, CPU µs per request by program and function")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -108,6 +109,8 @@ func perfCmd(args []string) error {
 	var srvA sample
 	srvB := make(chan sample, 1)
 	var tA, tB time.Time
+	var prof *profiler
+	var profErr error
 	sc := bufio.NewScanner(pr)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -117,6 +120,9 @@ func perfCmd(args []string) error {
 		case tA.IsZero() && reWarmupDone.MatchString(line):
 			tA, cpuA = time.Now(), procCPU(cmd.Process.Pid)
 			srvA = take()
+			if *profileDir != "" {
+				prof, profErr = startProfile(*profileDir, *serverWindow, cmd.Process.Pid, namedPIDs(*server))
+			}
 			time.AfterFunc(*serverWindow, func() { srvB <- take() })
 		case rePhaseDone.MatchString(line):
 			tB, cpuB = time.Now(), procCPU(cmd.Process.Pid)
@@ -163,7 +169,16 @@ func perfCmd(args []string) error {
 		if b.all > srvA.all {
 			p.IdlePct = 100 * (b.idle - srvA.idle) / (b.all - srvA.all)
 		}
+		if prof != nil && profErr == nil {
+			profErr = prof.finish(p.RequestsPerS * w)
+		}
 	default: // the phase ended before the window: no server figures
+		if prof != nil && profErr == nil {
+			profErr = fmt.Errorf("the phase ended within the profile's window")
+		}
+	}
+	if profErr != nil {
+		return fmt.Errorf("%s: profile: %v", *label, profErr)
 	}
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
@@ -230,24 +245,33 @@ func procCPU(pid int) float64 {
 // name (a server's backends come and go with connections; the drivers
 // keep theirs open for the whole window).
 func namedCPU(name string) float64 {
+	var sum float64
+	for _, pid := range namedPIDs(name) {
+		sum += procCPU(pid)
+	}
+	return sum
+}
+
+// namedPIDs are the ids of the processes whose command name is name.
+func namedPIDs(name string) []int {
 	if name == "" {
-		return 0
+		return nil
 	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
-	var sum float64
+	var pids []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSpace(string(b)) == name {
-			sum += procCPU(pid)
+			pids = append(pids, pid)
 		}
 	}
-	return sum
+	return pids
 }
 
 // machineIdle is the idle and total CPU time of the machine, in ticks.
