@@ -37,6 +37,15 @@ func openRows(t testing.TB, d *rowsDriver) *sql.DB {
 	return db
 }
 
+// query runs one query on a database of d.
+func query(t testing.TB, d *rowsDriver) *sql.Rows {
+	rows, err := openRows(t, d).QueryContext(context.Background(), "rows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
 func (d *rowsDriver) Open(string) (driver.Conn, error) { return rowsConn{d}, nil }
 
 type rowsConn struct{ d *rowsDriver }
@@ -112,11 +121,7 @@ func listRows(n int) [][]driver.Value {
 func TestScanListReadsEveryColumn(t *testing.T) {
 	for _, text := range []bool{false, true} {
 		t.Run(fmt.Sprintf("text=%v", text), func(t *testing.T) {
-			db := openRows(t, &rowsDriver{rows: listRows(3), asText: text})
-			rows, err := db.QueryContext(context.Background(), "list")
-			if err != nil {
-				t.Fatal(err)
-			}
+			rows := query(t, &rowsDriver{rows: listRows(3), asText: text})
 			got, err := ScanList(rows, 42, 7, nil, func(err error) error { return err })
 			if err != nil {
 				t.Fatal(err)
@@ -142,14 +147,10 @@ func TestScanListReadsEveryColumn(t *testing.T) {
 }
 
 func TestScanLinksReadsVisibility(t *testing.T) {
-	db := openRows(t, &rowsDriver{rows: [][]driver.Value{
+	rows := query(t, &rowsDriver{rows: [][]driver.Value{
 		{int64(5), int64(0), []byte("hidden"), int64(99), int64(3)},
 		{int64(6), int64(1), []byte{}, int64(100), int64(0)},
 	}})
-	rows, err := db.QueryContext(context.Background(), "multiget")
-	if err != nil {
-		t.Fatal(err)
-	}
 	got, err := ScanLinks(rows, 1, 2, nil, func(err error) error { return err })
 	if err != nil {
 		t.Fatal(err)
@@ -161,11 +162,7 @@ func TestScanLinksReadsVisibility(t *testing.T) {
 }
 
 func TestScanListRefusesANonNumber(t *testing.T) {
-	db := openRows(t, &rowsDriver{rows: [][]driver.Value{{"twelve", []byte("d"), int64(1), int64(0)}}})
-	rows, err := db.QueryContext(context.Background(), "list")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := query(t, &rowsDriver{rows: [][]driver.Value{{"twelve", []byte("d"), int64(1), int64(0)}}})
 	if _, err := ScanList(rows, 1, 2, nil, func(err error) error { return err }); err == nil {
 		t.Fatal("a list row with id2 \"twelve\" was accepted")
 	}
