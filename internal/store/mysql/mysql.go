@@ -55,7 +55,7 @@ type Store struct {
 	droppedIdx bool
 	st         stmts
 	noInfile   atomic.Bool // the server refused LOAD DATA LOCAL INFILE
-	release    func()      // gives back the Ps reserved for blocking connections
+	release    func()      // gives back the Ps reserved for the connections (netconn.Reserve, Spread)
 	cfg        *gomysql.Config
 	logf       func(string, ...any)
 }
@@ -172,6 +172,8 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if mode == netconn.Blocking {
 		// Each user holds one connection of one pool at a time.
 		s.release = netconn.Reserve(n)
+	} else {
+		s.release = netconn.Spread(o.Concurrency)
 	}
 	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()

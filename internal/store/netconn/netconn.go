@@ -26,6 +26,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -122,6 +123,22 @@ type Interruptible interface {
 var reserved struct {
 	sync.Mutex
 	n, base int
+}
+
+// Spread raises GOMAXPROCS for a store whose users goroutines wait on
+// poller connections, to min(users, autoLimitPerCPU per CPU) Ps in all when
+// it is lower, and returns the function that gives them back. The kernel
+// shares the CPUs between threads: with the server on the same machine and
+// many of its processes runnable, a driver of one thread per CPU gets a
+// small share of them, and the answers that arrived wait in its run queues
+// while its threads wait for a core. More Ps give those answers more
+// threads to be run on, as a Java client has one per user (measured in
+// docs/performance.md). A GOMAXPROCS set in the environment is kept.
+func Spread(users int) (release func()) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return func() {}
+	}
+	return Reserve(min(users, autoLimitPerCPU*runtime.NumCPU()) - runtime.GOMAXPROCS(0))
 }
 
 // Reserve raises GOMAXPROCS by n for blocking connections: each connection

@@ -245,6 +245,37 @@ func TestReserve(t *testing.T) {
 	}
 }
 
+// Poller connections get up to autoLimitPerCPU Ps per CPU, never more
+// than their users, and an explicit GOMAXPROCS is kept.
+func TestSpread(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	t.Setenv("GOMAXPROCS", "")
+	release := Spread(3)
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Fatalf("GOMAXPROCS for 3 users: %d, want 3", got)
+	}
+	release()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS after release: %d, want 1", got)
+	}
+	limit := autoLimitPerCPU * runtime.NumCPU()
+	release = Spread(limit * 4)
+	if got := runtime.GOMAXPROCS(0); got != limit {
+		t.Fatalf("GOMAXPROCS for %d users: %d, want %d", limit*4, got, limit)
+	}
+	release()
+	Spread(1)()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS for 1 user: %d, want 1", got)
+	}
+	t.Setenv("GOMAXPROCS", "1")
+	release = Spread(3)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS=1 in the environment, 3 users: %d, want 1", got)
+	}
+	release()
+}
+
 func TestParseMode(t *testing.T) {
 	many := autoLimitPerCPU*runtime.NumCPU() + 1
 	for _, tc := range []struct {
