@@ -55,7 +55,7 @@ type Store struct {
 	droppedIdx bool
 	st         stmts
 	noInfile   atomic.Bool // the server refused LOAD DATA LOCAL INFILE
-	release    func()      // gives back the Ps reserved for the connections (netconn.Reserve, Spread)
+	release    func()      // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
 	cfg        *gomysql.Config
 	logf       func(string, ...any)
 }
@@ -169,12 +169,8 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		s.logf = func(string, ...any) {}
 	}
 	s.socks.dialer = netconn.Dialer{Mode: mode, Timeout: cfg.Timeout}
-	if mode == netconn.Blocking {
-		// Each user holds one connection of one pool at a time.
-		s.release = netconn.Reserve(n)
-	} else {
-		s.release = netconn.Spread(o.Concurrency)
-	}
+	// Each user holds one connection of one pool at a time.
+	s.release = mode.Reserve(n, o.Concurrency)
 	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()
 		c.InterpolateParams = interpolate

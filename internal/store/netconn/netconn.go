@@ -125,6 +125,16 @@ var reserved struct {
 	n, base int
 }
 
+// Reserve takes the Ps that connections of mode m need: one per connection
+// (conns) when they block (Reserve), and for the poller enough for its
+// users goroutines (Spread). The returned function gives them back.
+func (m Mode) Reserve(conns, users int) (release func()) {
+	if m == Blocking {
+		return Reserve(conns)
+	}
+	return Spread(users)
+}
+
 // Spread raises GOMAXPROCS for a store whose users goroutines wait on
 // poller connections, to min(users, autoLimitPerCPU per CPU) Ps in all when
 // it is lower, and returns the function that gives them back. The kernel

@@ -54,7 +54,7 @@ type Store struct {
 	deferIndex bool
 	droppedIdx bool
 	ioMode     netconn.Mode
-	release    func()                    // gives back the Ps reserved for the connections (netconn.Reserve, Spread)
+	release    func()                    // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
 	lockConn   *atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks (shared by sessions)
 	conns      conns                     // where request statements get their connection
 }
@@ -148,11 +148,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	s.q = s.buildQueries()
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	if mode == netconn.Blocking {
-		s.release = netconn.Reserve(int(cfg.MaxConns))
-	} else {
-		s.release = netconn.Spread(o.Concurrency)
-	}
+	s.release = mode.Reserve(int(cfg.MaxConns), o.Concurrency)
 	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
 	s.conns = pooled{s.pool}
 	if err == nil {
