@@ -121,14 +121,21 @@ func (s *sockets) abort() {
 
 // detach returns the context to give the driver and the function to call
 // when the operation is over; it reports the caller's cancellation as the
-// operation's error.
+// operation's error, and in a session settles the connections after an
+// error (session.settleErr).
 func (s *Store) detach(ctx context.Context) (context.Context, func(error) error) {
 	if ctx.Done() == nil {
+		if s.sess != nil {
+			return ctx, s.sess.settle
+		}
 		return ctx, func(err error) error { return err }
 	}
 	stop := context.AfterFunc(ctx, s.socks.abort)
 	return context.WithoutCancel(ctx), func(err error) error {
 		stop()
+		if s.sess != nil {
+			s.sess.settle(err)
+		}
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}

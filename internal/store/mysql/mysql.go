@@ -49,13 +49,14 @@ type Store struct {
 	partitions int64
 	kind       string // "MySQL", "MariaDB" or "TiDB", from the version string
 	useProc    bool   // mysql_write_procedure
-	socks      sockets
+	socks      *sockets
 	t          store.Tables
 	deferIndex bool
 	droppedIdx bool
-	st         stmts
-	noInfile   atomic.Bool // the server refused LOAD DATA LOCAL INFILE
-	release    func()      // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
+	st         *stmts       // the request statements of the pools
+	noInfile   *atomic.Bool // the server refused LOAD DATA LOCAL INFILE
+	sess       *session     // set in a session's copy of the store (Session)
+	release    func()       // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
 	cfg        *gomysql.Config
 	logf       func(string, ...any)
 }
@@ -164,7 +165,8 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}, cfg: cfg, logf: o.Logf}
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}, cfg: cfg, logf: o.Logf,
+		socks: &sockets{}, st: &stmts{}, noInfile: &atomic.Bool{}}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -183,7 +185,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 			c.Params[k] = v
 		}
 		c.DialFunc = s.socks.dial
-		c.Logger = newDriverLog(&s.socks)
+		c.Logger = newDriverLog(s.socks)
 		conn, err := gomysql.NewConnector(c)
 		if err != nil {
 			return nil, err
@@ -285,7 +287,9 @@ func classify(err error) error {
 		return err
 	}
 	var ne net.Error
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) {
+	// sql.ErrConnDone: a session's connection that an earlier attempt
+	// found broken (database/sql closes it).
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, gomysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) || errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) {
 		return graph.Connection(err)
 	}
 	return err
@@ -299,6 +303,10 @@ func (s *Store) Addr() string { return s.addr }
 
 // Close implements store.Store.
 func (s *Store) Close() error {
+	if s.sess != nil {
+		s.sess.drop()
+		return nil
+	}
 	s.st.close()
 	var errs []error
 	for _, db := range []*sql.DB{s.r, s.w, s.load} {

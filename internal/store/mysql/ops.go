@@ -21,6 +21,7 @@ type stmts struct {
 	hideLink, bumpCount, dropCount                  *sql.Stmt
 	list, count, getNode, insNode, updNode, delNode *sql.Stmt
 	call                                            *sql.Stmt // the write procedure, nil without it
+	listSQL                                         string    // GET_LINKS_LIST's text, with or without the index hint
 
 	// multi[n] selects n id2s of one list; prepared on first use, so a
 	// multiget is one round trip instead of prepare, execute and close.
@@ -60,8 +61,25 @@ func (st *stmts) closeLocked() {
 	}
 }
 
+// preparer is where statements are prepared: a pool (*sql.DB), whose
+// statements database/sql prepares again on each connection it meets, or
+// one connection a session keeps (*sql.Conn).
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// prepared returns the statements of the request operations: a session's
+// own, or the pools'.
 func (s *Store) prepared(ctx context.Context) (*stmts, error) {
-	st := &s.st
+	if s.sess != nil {
+		return s.sess.prepared(ctx, s)
+	}
+	return s.pooled(ctx)
+}
+
+// pooled returns the pools' statements, prepared on first use.
+func (s *Store) pooled(ctx context.Context) (*stmts, error) {
+	st := s.st
 	// Every operation comes here: no lock once the statements exist.
 	if st.ready.Load() {
 		return st, nil
@@ -71,32 +89,13 @@ func (s *Store) prepared(ctx context.Context) (*stmts, error) {
 	if st.ready.Load() {
 		return st, nil
 	}
-	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
-	var err error
-	prep := func(db *sql.DB, dst **sql.Stmt, text string) {
-		if err == nil {
-			*dst, err = db.PrepareContext(ctx, text)
-		}
-	}
-	prep(s.w, &st.lockCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, 0, ?, 0) ON DUPLICATE KEY UPDATE version = version")
-	prep(s.w, &st.getLink, "SELECT visibility, data, time, version FROM "+L+" WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE")
-	prep(s.w, &st.insLink, "INSERT INTO "+L+" (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)")
-	pk := s.linkRowHint()
-	prep(s.w, &st.updLink, "UPDATE "+L+pk+" SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?")
-	prep(s.w, &st.delLink, "DELETE l FROM "+L+" l"+pk+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
-	prep(s.w, &st.hideLink, "UPDATE "+L+pk+" SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?")
-	prep(s.w, &st.bumpCount, "UPDATE "+C+" SET count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = ?, version = version + 1 WHERE id = ? AND link_type = ?")
-	prep(s.w, &st.dropCount, "DELETE FROM "+C+" WHERE id = ? AND link_type = ? AND count = 0 AND version = 0")
-	prep(s.r, &st.list, s.listSQL(true))
+	st.listSQL = s.listSQL(true)
+	err := s.prepareOn(ctx, st, s.r, s.w)
 	if isMySQLError(err, 1176) { // no id1_type index (tables made by another tool)
-		err = nil
-		prep(s.r, &st.list, s.listSQL(false))
+		st.closeLocked()
+		st.listSQL = s.listSQL(false)
+		err = s.prepareOn(ctx, st, s.r, s.w)
 	}
-	prep(s.r, &st.count, "SELECT count FROM "+C+" WHERE id = ? AND link_type = ?")
-	prep(s.r, &st.getNode, "SELECT version, time, data FROM "+N+" WHERE id = ? AND type = ?")
-	prep(s.w, &st.insNode, "INSERT INTO "+N+" (type, version, time, data) VALUES (?, ?, ?, ?)")
-	prep(s.w, &st.updNode, "UPDATE "+N+" SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?")
-	prep(s.w, &st.delNode, "DELETE FROM "+N+" WHERE id = ? AND type = ?")
 	if err == nil {
 		st.call, err = s.prepareProc(ctx)
 	}
@@ -109,6 +108,34 @@ func (s *Store) prepared(ctx context.Context) (*stmts, error) {
 	}
 	st.ready.Store(true)
 	return st, nil
+}
+
+// prepareOn prepares the statements but the procedure's CALL, the reads
+// on r and the writes on w, GET_LINKS_LIST's as st.listSQL says.
+func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w preparer) error {
+	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
+	var err error
+	prep := func(p preparer, dst **sql.Stmt, text string) {
+		if err == nil {
+			*dst, err = p.PrepareContext(ctx, text)
+		}
+	}
+	prep(w, &st.lockCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, 0, ?, 0) ON DUPLICATE KEY UPDATE version = version")
+	prep(w, &st.getLink, "SELECT visibility, data, time, version FROM "+L+" WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE")
+	prep(w, &st.insLink, "INSERT INTO "+L+" (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	pk := s.linkRowHint()
+	prep(w, &st.updLink, "UPDATE "+L+pk+" SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(w, &st.delLink, "DELETE l FROM "+L+" l"+pk+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(w, &st.hideLink, "UPDATE "+L+pk+" SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?")
+	prep(w, &st.bumpCount, "UPDATE "+C+" SET count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = ?, version = version + 1 WHERE id = ? AND link_type = ?")
+	prep(w, &st.dropCount, "DELETE FROM "+C+" WHERE id = ? AND link_type = ? AND count = 0 AND version = 0")
+	prep(r, &st.list, st.listSQL)
+	prep(r, &st.count, "SELECT count FROM "+C+" WHERE id = ? AND link_type = ?")
+	prep(r, &st.getNode, "SELECT version, time, data FROM "+N+" WHERE id = ? AND type = ?")
+	prep(w, &st.insNode, "INSERT INTO "+N+" (type, version, time, data) VALUES (?, ?, ?, ?)")
+	prep(w, &st.updNode, "UPDATE "+N+" SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?")
+	prep(w, &st.delNode, "DELETE FROM "+N+" WHERE id = ? AND type = ?")
+	return err
 }
 
 // listSQL is GET_LINKS_LIST's statement. With hint it names the covering
@@ -169,6 +196,14 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 			pm = procUpsertReadFirst
 		}
 		return s.procWrite(ctx, st.call, l.ID1, l.LinkType, l.ID2, l.Visibility, l.Data, l.Time, l.Version, pm)
+	}
+	if s.sess != nil {
+		// The transaction takes a connection of the write pool, and a
+		// statement of a session's connection would be prepared on it
+		// anew: it uses the pools' statements.
+		if st, err = s.pooled(ctx); err != nil {
+			return 0, err
+		}
 	}
 	res := 1
 	err = s.tx(ctx, func(tx *sql.Tx) error {
@@ -308,7 +343,11 @@ func (s *Store) multigetStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	if m := st.multi[n].Load(); m != nil {
 		return m, nil
 	}
-	m, err := s.r.PrepareContext(ctx, s.multigetSQL(n))
+	var p preparer = s.r
+	if s.sess != nil {
+		p = s.sess.r
+	}
+	m, err := p.PrepareContext(ctx, s.multigetSQL(n))
 	if err != nil {
 		return nil, classify(err)
 	}

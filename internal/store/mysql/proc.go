@@ -154,8 +154,11 @@ func (s *Store) prepareProc(ctx context.Context) (*sql.Stmt, error) {
 	if err != nil || n == 0 {
 		return nil, classify(err)
 	}
-	return s.w.PrepareContext(ctx, "CALL "+s.writeProc()+"(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	return s.w.PrepareContext(ctx, s.callSQL())
 }
+
+// callSQL is the procedure's CALL.
+func (s *Store) callSQL() string { return "CALL " + s.writeProc() + "(?, ?, ?, ?, ?, ?, ?, ?, ?)" }
 
 // procWrite is linkWrite in one CALL; mode is a graph.WriteMode or
 // procUpsertReadFirst.

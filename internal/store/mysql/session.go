@@ -1,0 +1,122 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+)
+
+// A session keeps one connection of the read pool and one of the write
+// pool between a requester's operations, as a requester of the reference
+// keeps its two JDBC connections, with the request statements prepared on
+// them. A statement of the pools instead takes a connection from a pool
+// and gives it back, looks up its own preparation on that connection, and
+// has the driver check the connection's liveness (a recvfrom) each time.
+// An operation that fails other than with the server's answer (a broken
+// or aborted connection, a context's end) gives both connections back,
+// their statements closed, and the next operation takes new ones. Link
+// writes without the procedure run in a transaction of the write pool, as
+// outside a session.
+type session struct {
+	r, w   *sql.Conn
+	st     stmts
+	settle func(error) error // the session's settleErr, bound once
+}
+
+// acquireWait bounds the wait for a pool's connection. Sessions take at
+// most one of each pool per requester, and the pools hold two more than
+// the store's concurrency, so the wait is short unless more sessions than
+// that are open at once.
+const acquireWait = 30 * time.Second
+
+// Session implements store.Sessioner: a copy of the store whose request
+// operations run on the session's connections. Its Close gives them back
+// and leaves the store open.
+func (s *Store) Session() store.Store {
+	c := *s
+	ss := &session{}
+	ss.settle = ss.settleErr
+	c.sess = ss
+	return &c
+}
+
+// prepared returns the session's statements, taking its connections and
+// preparing the statements on them first when it has none.
+func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
+	if ss.st.ready.Load() {
+		return &ss.st, nil
+	}
+	// The pools' statements first: they check the schema, and say which
+	// list statement and whether the procedure to use.
+	pooled, err := s.pooled(ctx)
+	if err != nil {
+		return nil, err
+	}
+	actx, cancel := context.WithTimeout(ctx, acquireWait)
+	defer cancel()
+	if ss.r == nil {
+		if ss.r, err = s.r.Conn(actx); err != nil {
+			return nil, ss.acquireError(err)
+		}
+	}
+	if ss.w == nil {
+		if ss.w, err = s.w.Conn(actx); err != nil {
+			return nil, ss.acquireError(err)
+		}
+	}
+	ss.st.listSQL = pooled.listSQL
+	err = s.prepareOn(ctx, &ss.st, ss.r, ss.w)
+	if err == nil && pooled.call != nil {
+		ss.st.call, err = ss.w.PrepareContext(ctx, s.callSQL())
+	}
+	if err != nil {
+		ss.drop()
+		return nil, classify(err)
+	}
+	ss.st.ready.Store(true)
+	return &ss.st, nil
+}
+
+func (ss *session) acquireError(err error) error {
+	ss.drop()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no free connection in the pool within %s: more sessions are open than the store's concurrency allows", acquireWait)
+	}
+	return classify(err)
+}
+
+// settleErr gives the connections back after an error that may have left
+// them unusable; a server's answer (a deadlock, a duplicate key, a lock
+// wait timeout) leaves them as they are.
+func (ss *session) settleErr(err error) error {
+	if err != nil && !answered(err) {
+		ss.drop()
+	}
+	return err
+}
+
+// answered reports an error the server sent in answer to a statement, on
+// a connection that is still open.
+func answered(err error) bool {
+	var me *gomysql.MySQLError
+	return errors.As(err, &me) && !errors.Is(err, graph.ErrConnection)
+}
+
+// drop closes the session's statements, which frees them in the server
+// while their connection is still open, and gives the connections back: the
+// pool keeps a healthy one and discards a broken one.
+func (ss *session) drop() {
+	ss.st.close()
+	for _, c := range []*sql.Conn{ss.r, ss.w} {
+		if c != nil {
+			c.Close()
+		}
+	}
+	ss.r, ss.w = nil, nil
+}

@@ -1,0 +1,116 @@
+package mysql
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/linkbench/linkbench/internal/graph"
+)
+
+// connID is the server's id of the session's read (or write) connection.
+func connID(t *testing.T, sess *Store, write bool) int64 {
+	t.Helper()
+	c := sess.sess.r
+	if write {
+		c = sess.sess.w
+	}
+	if c == nil {
+		t.Fatal("the session holds no connection")
+	}
+	var id int64
+	if err := c.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestSessionKeepsItsConnections: a session runs every operation on the
+// two connections it took, one of each pool, and its Close closes the
+// statements it prepared on them (database/sql then frees them in the
+// server) and gives the connections back.
+func TestSessionKeepsItsConnections(t *testing.T) {
+	ctx := context.Background()
+	s := withOneLink(t)
+	if _, err := s.CountLinks(ctx, 1, 1); err != nil { // the pools' statements
+		t.Fatal(err)
+	}
+	sess := s.Session().(*Store)
+	if _, err := sess.CountLinks(ctx, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.AddNode(ctx, &graph.Node{Type: 1, Data: []byte("n")}); err != nil {
+		t.Fatal(err)
+	}
+	r, w := connID(t, sess, false), connID(t, sess, true)
+	for i := 0; i < 20; i++ {
+		if _, _, err := sess.GetNode(ctx, 1, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sess.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: int64(10 + i), Visibility: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r2, w2 := connID(t, sess, false), connID(t, sess, true); r2 != r || w2 != w {
+		t.Fatalf("the session's connections changed from %d, %d to %d, %d", r, w, r2, w2)
+	}
+	if n := s.r.Stats().InUse; n != 1 {
+		t.Fatalf("%d connections of the read pool in use, want the session's 1", n)
+	}
+	getNode := sess.sess.st.getNode
+	if getNode == nil {
+		t.Fatal("the session has no GET_NODE statement of its own")
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.r.Stats().InUse + s.w.Stats().InUse; n != 0 {
+		t.Fatalf("%d connections still in use after the session closed", n)
+	}
+	// Closed, not merely left on a connection given back (database/sql's
+	// message for that would be "connection is already closed").
+	if err := getNode.QueryRow(int64(1), int32(1)).Err(); err == nil || !strings.Contains(err.Error(), "statement is closed") {
+		t.Fatalf("the session's GET_NODE statement after Close: %v, want it closed", err)
+	}
+	if n, err := s.CountLinks(ctx, 1, 1); err != nil || n != 21 {
+		t.Fatalf("count after the session = %d, %v; want 21", n, err)
+	}
+}
+
+// TestSessionReplacesABrokenConnection: when the server drops a session's
+// connection, or its socket is closed, the operation that finds it fails
+// as a connection error and the next one runs on a new connection.
+func TestSessionReplacesABrokenConnection(t *testing.T) {
+	ctx := context.Background()
+	s := withOneLink(t)
+	sess := s.Session().(*Store)
+	defer sess.Close()
+	if _, err := sess.CountLinks(ctx, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	old := connID(t, sess, false)
+	if _, err := s.load.Exec("KILL CONNECTION ?", old); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sess.CountLinks(ctx, 1, 1)
+	if err == nil || !errors.Is(err, graph.ErrConnection) {
+		t.Fatalf("count on a killed connection = %v, want a connection error", err)
+	}
+	if n, err := sess.CountLinks(ctx, 1, 1); err != nil || n != 1 {
+		t.Fatalf("count after the kill = %d, %v; want 1", n, err)
+	}
+	if id := connID(t, sess, false); id == old {
+		t.Fatalf("the session still reads on the killed connection %d", id)
+	}
+	// A socket closed on this side fails the statement before it is sent:
+	// database/sql then closes the session's connection and its next
+	// attempt finds it closed (sql.ErrConnDone), a connection error too.
+	s.socks.abort()
+	if _, err := sess.CountLinks(ctx, 1, 1); err == nil || !errors.Is(err, graph.ErrConnection) {
+		t.Fatalf("count on a closed socket = %v, want a connection error", err)
+	}
+	if n, err := sess.CountLinks(ctx, 1, 1); err != nil || n != 1 {
+		t.Fatalf("count after the closed socket = %d, %v; want 1", n, err)
+	}
+}
