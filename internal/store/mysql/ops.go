@@ -90,11 +90,11 @@ func (s *Store) pooled(ctx context.Context) (*stmts, error) {
 		return st, nil
 	}
 	st.listSQL = s.listSQL(true)
-	err := s.prepareOn(ctx, st, s.r, s.w)
+	err := s.prepareOn(ctx, st, s.r, s.w, true)
 	if isMySQLError(err, 1176) { // no id1_type index (tables made by another tool)
 		st.closeLocked()
 		st.listSQL = s.listSQL(false)
-		err = s.prepareOn(ctx, st, s.r, s.w)
+		err = s.prepareOn(ctx, st, s.r, s.w, true)
 	}
 	if err == nil {
 		st.call, err = s.prepareProc(ctx)
@@ -111,8 +111,9 @@ func (s *Store) pooled(ctx context.Context) (*stmts, error) {
 }
 
 // prepareOn prepares the statements but the procedure's CALL, the reads
-// on r and the writes on w, GET_LINKS_LIST's as st.listSQL says.
-func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w preparer) error {
+// on r and the writes on w, GET_LINKS_LIST's as st.listSQL says; those of
+// a link write's client transaction only with linkTx.
+func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w preparer, linkTx bool) error {
 	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
 	var err error
 	prep := func(p preparer, dst **sql.Stmt, text string) {
@@ -120,15 +121,17 @@ func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w preparer) error {
 			*dst, err = p.PrepareContext(ctx, text)
 		}
 	}
-	prep(w, &st.lockCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, 0, ?, 0) ON DUPLICATE KEY UPDATE version = version")
-	prep(w, &st.getLink, "SELECT visibility, data, time, version FROM "+L+" WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE")
-	prep(w, &st.insLink, "INSERT INTO "+L+" (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)")
-	pk := s.linkRowHint()
-	prep(w, &st.updLink, "UPDATE "+L+pk+" SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?")
-	prep(w, &st.delLink, "DELETE l FROM "+L+" l"+pk+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
-	prep(w, &st.hideLink, "UPDATE "+L+pk+" SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?")
-	prep(w, &st.bumpCount, "UPDATE "+C+" SET count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = ?, version = version + 1 WHERE id = ? AND link_type = ?")
-	prep(w, &st.dropCount, "DELETE FROM "+C+" WHERE id = ? AND link_type = ? AND count = 0 AND version = 0")
+	if linkTx {
+		prep(w, &st.lockCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, 0, ?, 0) ON DUPLICATE KEY UPDATE version = version")
+		prep(w, &st.getLink, "SELECT visibility, data, time, version FROM "+L+" WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE")
+		prep(w, &st.insLink, "INSERT INTO "+L+" (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)")
+		pk := s.linkRowHint()
+		prep(w, &st.updLink, "UPDATE "+L+pk+" SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?")
+		prep(w, &st.delLink, "DELETE l FROM "+L+" l"+pk+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
+		prep(w, &st.hideLink, "UPDATE "+L+pk+" SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?")
+		prep(w, &st.bumpCount, "UPDATE "+C+" SET count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = ?, version = version + 1 WHERE id = ? AND link_type = ?")
+		prep(w, &st.dropCount, "DELETE FROM "+C+" WHERE id = ? AND link_type = ? AND count = 0 AND version = 0")
+	}
 	prep(r, &st.list, st.listSQL)
 	prep(r, &st.count, "SELECT count FROM "+C+" WHERE id = ? AND link_type = ?")
 	prep(r, &st.getNode, "SELECT version, time, data FROM "+N+" WHERE id = ? AND type = ?")

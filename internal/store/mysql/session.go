@@ -70,8 +70,10 @@ func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
 			return nil, ss.acquireError(err)
 		}
 	}
+	// A link write runs the CALL on the session's connection, or else a
+	// transaction of the write pool with the pools' statements (linkWrite).
 	ss.st.listSQL = pooled.listSQL
-	err = s.prepareOn(ctx, &ss.st, ss.r, ss.w)
+	err = s.prepareOn(ctx, &ss.st, ss.r, ss.w, false)
 	if err == nil && pooled.call != nil {
 		ss.st.call, err = ss.w.PrepareContext(ctx, s.callSQL())
 	}
