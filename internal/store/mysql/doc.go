@@ -6,13 +6,13 @@
 // optionally PARTITION BY KEY(id1) PARTITIONS n (mysql_partitions). As the
 // reference, reads use an autocommit pool and writes a transactional one,
 // with server-side prepared statements; a requester's session keeps one
-// connection of each pool between its operations (session.go). A link write is one READ
-// COMMITTED transaction of the reference's statements: ADD_LINK inserts
-// the link and reads it for update when the key exists, UPDATE_LINK and
-// DELETE_LINK read it for update first; the count row is upserted last,
-// when the link is inserted or its visibility changes, so every writer
-// locks the link row before the count row. Link writes
-// run in the server as one CALL of a stored procedure (proc.go).
+// connection of each pool between its operations (session.go). A link
+// write is one READ COMMITTED transaction of the reference's statements:
+// ADD_LINK inserts the link and reads it for update when the key exists,
+// UPDATE_LINK and DELETE_LINK read it for update first; the count row is
+// upserted last, when the link is inserted or its visibility changes, so
+// every writer locks the link row before the count row. Link writes run in
+// the server as one CALL of a stored procedure (proc.go).
 // Deadlocks (1213), lock-wait timeouts (1205) and failed commits (1180)
 // are transient. Bulk loads use multi-row INSERTs of 4096 rows.
 //

@@ -171,7 +171,8 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		s.logf = func(string, ...any) {}
 	}
 	s.socks.dialer = netconn.Dialer{Mode: mode, Timeout: cfg.Timeout}
-	// Each user holds one connection of one pool at a time.
+	// Each user waits on one connection at a time (a session holds one of
+	// each pool but runs one statement at a time).
 	s.release = mode.Reserve(n, o.Concurrency)
 	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
 		c := cfg.Clone()
