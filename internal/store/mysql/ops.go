@@ -375,7 +375,11 @@ func (s *Store) GetLinkList(ctx context.Context, lq graph.ListQuery, dst []graph
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", lq.ID1, lq.LinkType, classify(err))
 	}
-	return sqlstore.ScanList(rows, lq.ID1, lq.LinkType, dst, classify)
+	var buf *[]byte
+	if s.sess != nil {
+		buf = &s.sess.listBuf
+	}
+	return sqlstore.ScanList(rows, lq.ID1, lq.LinkType, dst, buf, classify)
 }
 
 // nodes gathers the node and count statements for package sqlstore.

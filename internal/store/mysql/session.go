@@ -24,9 +24,10 @@ import (
 // writes without the procedure run in a transaction of the write pool, as
 // outside a session.
 type session struct {
-	r, w   *sql.Conn
-	st     stmts
-	settle func(error) error // the session's settleErr, bound once
+	r, w    *sql.Conn
+	st      stmts
+	settle  func(error) error // the session's settleErr, bound once
+	listBuf []byte            // the list reads' data, reused (store.Sessioner)
 }
 
 // acquireWait bounds the wait for a pool's connection. Sessions take at

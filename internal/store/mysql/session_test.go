@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -112,5 +113,37 @@ func TestSessionReplacesABrokenConnection(t *testing.T) {
 	}
 	if n, err := sess.CountLinks(ctx, 1, 1); err != nil || n != 1 {
 		t.Fatalf("count after the closed socket = %d, %v; want 1", n, err)
+	}
+}
+
+// A session's list reads copy the rows' data into one buffer it keeps
+// (store.Sessioner); the store's own lists give each row its own data.
+func TestSessionListsReuseTheirBuffer(t *testing.T) {
+	ctx := context.Background()
+	s := withOneLink(t)
+	for i := range 20 {
+		if _, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: int64(10 + i), Visibility: 1, Data: []byte(fmt.Sprintf("data of link %d", i)), Time: int64(100 + i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sess := s.Session().(*Store)
+	defer sess.Close()
+	q := graph.ListQuery{ID1: 1, LinkType: 1, MaxTime: 1 << 40, Limit: 100}
+	var inBuffer []bool
+	for _, st := range []*Store{sess, sess, s} {
+		got, err := st.GetLinkList(ctx, q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 21 || string(got[0].Data) != "data of link 19" {
+			t.Fatalf("%d links, the first with data %q", len(got), got[0].Data)
+		}
+		buf := sess.sess.listBuf
+		inBuffer = append(inBuffer, cap(buf) > 0 && &buf[:1][0] == &got[0].Data[:1][0])
+	}
+	// The first list grew the buffer; from the second on the rows' data
+	// is in it from the start.
+	if !inBuffer[1] || inBuffer[2] {
+		t.Fatalf("first row's data in the session's buffer: %v for the session's second list and %v for the store's; want true, false", inBuffer[1], inBuffer[2])
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
 )
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -100,6 +101,9 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 		limit = graph.DefaultListLimit
 	}
 	var data payloads
+	if s.listBuf != nil {
+		data.buf = (*s.listBuf)[:0]
+	}
 	_, err := exec(ctx, s.conns, &s.q.list, []arg{num(q.ID1), num(q.LinkType), num(q.MinTime), num(q.MaxTime), num(int64(limit)), num(int64(max(q.Offset, 0)))},
 		func(r row) error {
 			l := graph.Link{ID1: q.ID1, LinkType: q.LinkType, Visibility: graph.VisibilityDefault}
@@ -109,6 +113,9 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 			dst = append(dst, l)
 			return nil
 		})
+	if s.listBuf != nil && cap(data.buf) <= store.MaxListBuf {
+		*s.listBuf = data.buf[:0]
+	}
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, classify(err))
 	}

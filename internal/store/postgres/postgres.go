@@ -57,6 +57,10 @@ type Store struct {
 	release    func()                    // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
 	lockConn   *atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks (shared by sessions)
 	conns      conns                     // where request statements get their connection
+	// listBuf, in a session, is the buffer its list reads copy the rows'
+	// data into, kept for the next list; nil on the shared store, whose
+	// lists each get a new one.
+	listBuf *[]byte
 }
 
 // connString builds the connection string from url or the separate keys.

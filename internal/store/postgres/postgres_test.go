@@ -379,6 +379,48 @@ func TestRequestsAllocateLittle(t *testing.T) {
 	}
 }
 
+// A session's list reads copy the rows' data into one buffer it keeps
+// (store.Sessioner): a list of 20 rows allocates no data on a session,
+// where the store's own lists each get a new buffer.
+func TestSessionListsReuseTheirBuffer(t *testing.T) {
+	s := fresh(t, store.MapProps{"io_mode": "blocking"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		l := graph.Link{ID1: 7, LinkType: 1, ID2: int64(100 + i), Visibility: graph.VisibilityDefault, Data: []byte(fmt.Sprintf("data of link %d", i)), Time: int64(i)}
+		if _, err := s.AddLink(ctx, &l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sess := s.Session()
+	defer sess.Close()
+	q := graph.ListQuery{ID1: 7, LinkType: 1, MaxTime: 1 << 40, Limit: 100}
+	dst := make([]graph.Link, 0, 32)
+	allocs := func(st store.Store) float64 {
+		var failed error
+		n := testing.AllocsPerRun(100, func() {
+			got, err := st.GetLinkList(ctx, q, dst[:0])
+			if err == nil && (len(got) != 20 || string(got[0].Data) != "data of link 19") {
+				err = fmt.Errorf("%d links, the first with data %q", len(got), got[0].Data)
+			}
+			if err != nil {
+				failed = err
+			}
+		})
+		if failed != nil {
+			t.Fatal(failed)
+		}
+		return n
+	}
+	onSession, onStore := allocs(sess), allocs(s)
+	if onSession > 1 || onStore < onSession+1 {
+		t.Errorf("a list of 20 rows: %.1f allocations per call on a session, %.1f on the store; want at most 1 on a session (the row callback), and the rows' data allocated on the store", onSession, onStore)
+	}
+}
+
 // TestWriteFunctionRunsTheReferenceStatements: each link write changes
 // the rows the reference's statements change and no more, counted by the
 // transaction's table statistics; the count row is written only when a

@@ -8,6 +8,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
 )
 
 // Classifier maps a driver error to the graph error kinds.
@@ -162,23 +164,48 @@ func UpdateMeta(ctx context.Context, tx *sql.Tx, metaTable string, set map[strin
 }
 
 // ScanList appends the rows of a list query (id2, data, time, version).
-func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifier) ([]graph.Link, error) {
+// With buf, the rows' data is copied into *buf, which is reset first and
+// kept for the next list unless it grew past store.MaxListBuf (a session's
+// buffer, see store.Sessioner); without, each row's data gets its own
+// slice.
+func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, buf *[]byte, classify Classifier) ([]graph.Link, error) {
 	defer rows.Close()
 	var r row
 	dest := r.dest(4, 1)
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return dst, classify(err)
+	dest[1] = &r.raw // valid until the next row: copied below
+	var data []byte
+	if buf != nil {
+		data = (*buf)[:0]
+	}
+	var err error
+	for err == nil && rows.Next() {
+		if err = rows.Scan(dest...); err != nil {
+			break
 		}
-		l := graph.Link{ID1: id1, LinkType: lt, Visibility: graph.VisibilityDefault, Data: r.data}
+		l := graph.Link{ID1: id1, LinkType: lt, Visibility: graph.VisibilityDefault}
+		switch {
+		case r.raw == nil:
+		case buf == nil:
+			l.Data = bytes.Clone(r.raw)
+		default:
+			off := len(data)
+			data = append(data, r.raw...)
+			l.Data = data[off:len(data):len(data)]
+		}
 		var ver int64
-		if err := r.ints(&l.ID2, nil, &l.Time, &ver); err != nil {
-			return dst, classify(err)
+		if err = r.ints(&l.ID2, nil, &l.Time, &ver); err != nil {
+			break
 		}
 		l.Version = int32(ver)
 		dst = append(dst, l)
 	}
-	return dst, classify(rows.Err())
+	if buf != nil && cap(data) <= store.MaxListBuf {
+		*buf = data[:0]
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return dst, classify(err)
 }
 
 // ScanLinks appends the rows of a multiget (id2, visibility, data, time, version).
@@ -209,6 +236,7 @@ func ScanLinks(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classif
 type row struct {
 	v    [5]any
 	data []byte
+	raw  sql.RawBytes
 	ptr  [5]any
 }
 
