@@ -187,6 +187,14 @@ type Sessioner interface {
 // 23 bytes on average, takes a quarter of it).
 const MaxListBuf = 1 << 20
 
+// KeepListBuf keeps b, emptied, as a session's list buffer *buf for its
+// next list, unless buf is nil (no session) or b grew past MaxListBuf.
+func KeepListBuf(buf *[]byte, b []byte) {
+	if buf != nil && cap(b) <= MaxListBuf {
+		*buf = b[:0]
+	}
+}
+
 // ServerLocator is a store backed by a database server. It says where the
 // server of each target is, as far as the server tells, so that a driver
 // running on the same machine can measure the server's CPU, memory and

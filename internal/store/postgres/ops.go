@@ -113,9 +113,7 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 			dst = append(dst, l)
 			return nil
 		})
-	if s.listBuf != nil && cap(data.buf) <= store.MaxListBuf {
-		*s.listBuf = data.buf[:0]
-	}
+	store.KeepListBuf(s.listBuf, data.buf)
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, classify(err))
 	}

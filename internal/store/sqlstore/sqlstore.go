@@ -199,9 +199,7 @@ func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, buf *[]byte, clas
 		l.Version = int32(ver)
 		dst = append(dst, l)
 	}
-	if buf != nil && cap(data) <= store.MaxListBuf {
-		*buf = data[:0]
-	}
+	store.KeepListBuf(buf, data)
 	if err == nil {
 		err = rows.Err()
 	}
