@@ -114,12 +114,68 @@ func perfTable(w io.Writer, title string, paths []string) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if !service {
+		closedLoop(w, ns, func(d string, n int) []Perf { return runs[key{d, n}] })
+	}
 	if len(failed) == 0 {
 		fmt.Fprintln(w, "\nlinkbench <= reference in every cell (throughput, CPU per request, every op's mean latency; RSS <= 1/3)")
 	} else {
 		fmt.Fprintf(w, "\ncells where linkbench is not better:\n  %s\n", strings.Join(failed, "\n  "))
 	}
 	return nil
+}
+
+// linkWrites are the ops that write a link (a transaction ending in a
+// commit, with its WAL flush).
+var linkWrites = map[string]bool{"ADD_LINK": true, "DELETE_LINK": true, "UPDATE_LINK": true}
+
+// loopShares is one closed-loop run's accounting: the count-weighted mean
+// latency of all its ops, N/X (what that mean would be if the requesters
+// spent no time between ops: Little's law), the share of the ops' time
+// the link writes took, and the count-weighted mean of the other ops.
+func loopShares(p Perf) (mean, nx, lwShare, restMean float64) {
+	var c, t, lwc, lwt float64
+	for op, o := range p.Ops {
+		c += float64(o.Count)
+		t += float64(o.Count) * o.MeanMs
+		if linkWrites[op] {
+			lwc += float64(o.Count)
+			lwt += float64(o.Count) * o.MeanMs
+		}
+	}
+	if c == 0 || t == 0 || p.RequestsPerS == 0 {
+		return 0, 0, 0, 0
+	}
+	mean, nx, lwShare = t/c, 1000*float64(p.Requesters)/p.RequestsPerS, lwt/t
+	if c > lwc {
+		restMean = (t - lwt) / (c - lwc)
+	}
+	return mean, nx, lwShare, restMean
+}
+
+// closedLoop prints loopShares per cell (medians of the rounds). In a
+// closed loop the weighted mean is about N/X whichever driver runs, so
+// at equal throughput a driver whose link writes take a smaller share of
+// the requesters' time leaves a larger one to the other ops: every op
+// faster than the reference's needs a throughput lead.
+func closedLoop(w io.Writer, ns []int, runs func(driver string, n int) []Perf) {
+	fmt.Fprintf(w, "\nthe closed loop (medians): count-weighted mean latency of all ops against N/X, ms, the link writes' share of the ops' time, the other ops' weighted mean, ms\n%10s | %-32s | %-32s\n",
+		"requesters", "ref: mean  N/X  lw share  rest", "lb: mean  N/X  lw share  rest")
+	for _, n := range ns {
+		ref, lb := runs("reference", n), runs("linkbench", n)
+		if len(ref) == 0 || len(lb) == 0 {
+			continue
+		}
+		cell := func(rs []Perf) string {
+			var m, nx, sh, rest []float64
+			for _, r := range rs {
+				a, b, c, d := loopShares(r)
+				m, nx, sh, rest = append(m, a), append(nx, b), append(sh, c), append(rest, d)
+			}
+			return fmt.Sprintf("%6.3f %6.3f %7.1f%% %7.3f", median(m), median(nx), 100*median(sh), median(rest))
+		}
+		fmt.Fprintf(w, "%10d | %-32s | %-32s\n", n, cell(ref), cell(lb))
+	}
 }
 
 func median(v []float64) float64 {
