@@ -187,11 +187,38 @@ type Sessioner interface {
 // 23 bytes on average, takes a quarter of it).
 const MaxListBuf = 1 << 20
 
-// KeepListBuf keeps b, emptied, as a session's list buffer *buf for its
-// next list, unless buf is nil (no session) or b grew past MaxListBuf.
-func KeepListBuf(buf *[]byte, b []byte) {
-	if buf != nil && cap(b) <= MaxListBuf {
-		*buf = b[:0]
+// ListData collects the data of one result's rows in one growing buffer:
+// a few allocations per result instead of one per row. Slices handed out
+// stay valid when the buffer grows (they keep the old array). A session's
+// lists start from the buffer it kept (ListDataFrom) and keep it for the
+// next list (Keep).
+type ListData struct{ buf []byte }
+
+// ListDataFrom starts a list's data in a session's kept buffer *keep,
+// emptied; with keep nil (no session), in a new one.
+func ListDataFrom(keep *[]byte) ListData {
+	if keep == nil {
+		return ListData{}
+	}
+	return ListData{buf: (*keep)[:0]}
+}
+
+// Add copies v into the buffer and returns the copy, capped so that later
+// copies cannot write into it; an empty v gives an empty, non-nil slice.
+func (d *ListData) Add(v []byte) []byte {
+	if len(v) == 0 {
+		return []byte{}
+	}
+	off := len(d.buf)
+	d.buf = append(d.buf, v...)
+	return d.buf[off:len(d.buf):len(d.buf)]
+}
+
+// Keep keeps the buffer, emptied, as *keep for the session's next list,
+// unless keep is nil (no session) or the buffer grew past MaxListBuf.
+func (d *ListData) Keep(keep *[]byte) {
+	if keep != nil && cap(d.buf) <= MaxListBuf {
+		*keep = d.buf[:0]
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
@@ -225,23 +226,9 @@ func exec(ctx context.Context, cs conns, st *stmt, args []arg, each func(row) er
 	return rr.Close()
 }
 
-// payloads collects the data of one result's rows in one growing buffer:
-// a few allocations per result instead of one per row. Slices handed out
-// stay valid when the buffer grows (they keep the old array).
-type payloads struct{ buf []byte }
-
-func (p *payloads) add(v []byte) []byte {
-	if len(v) == 0 {
-		return []byte{}
-	}
-	off := len(p.buf)
-	p.buf = append(p.buf, v...)
-	return p.buf[off:len(p.buf):len(p.buf)]
-}
-
 // link reads id2 from column id2c and data, time and version from
 // columns rest, rest+1 and rest+2 of r.
-func (r row) link(id2c, rest int, l *graph.Link, data *payloads) error {
+func (r row) link(id2c, rest int, l *graph.Link, data *store.ListData) error {
 	id2, err := r.int(id2c)
 	if err != nil {
 		return err
@@ -258,6 +245,6 @@ func (r row) link(id2c, rest int, l *graph.Link, data *payloads) error {
 	if err != nil {
 		return err
 	}
-	l.ID2, l.Time, l.Version, l.Data = id2, tm, int32(ver), data.add(d)
+	l.ID2, l.Time, l.Version, l.Data = id2, tm, int32(ver), data.Add(d)
 	return nil
 }

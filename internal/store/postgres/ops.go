@@ -74,7 +74,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if len(id2s) == 0 {
 		return dst, nil
 	}
-	var data payloads
+	var data store.ListData
 	_, err := exec(ctx, s.conns, &s.q.multiget, []arg{num(lt), num(id1), idList(id2s)}, func(r row) error {
 		l := graph.Link{ID1: id1, LinkType: lt}
 		vis, err := r.int(1)
@@ -100,10 +100,7 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 	if limit <= 0 {
 		limit = graph.DefaultListLimit
 	}
-	var data payloads
-	if s.listBuf != nil {
-		data.buf = (*s.listBuf)[:0]
-	}
+	data := store.ListDataFrom(s.listBuf)
 	_, err := exec(ctx, s.conns, &s.q.list, []arg{num(q.ID1), num(q.LinkType), num(q.MinTime), num(q.MaxTime), num(int64(limit)), num(int64(max(q.Offset, 0)))},
 		func(r row) error {
 			l := graph.Link{ID1: q.ID1, LinkType: q.LinkType, Visibility: graph.VisibilityDefault}
@@ -113,7 +110,7 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 			dst = append(dst, l)
 			return nil
 		})
-	store.KeepListBuf(s.listBuf, data.buf)
+	data.Keep(s.listBuf)
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, classify(err))
 	}

@@ -8,7 +8,6 @@
 package sqlstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -164,33 +163,23 @@ func UpdateMeta(ctx context.Context, tx *sql.Tx, metaTable string, set map[strin
 }
 
 // ScanList appends the rows of a list query (id2, data, time, version).
-// With buf, the rows' data is copied into *buf, which is reset first and
-// kept for the next list unless it grew past store.MaxListBuf (a session's
-// buffer, see store.Sessioner); without, each row's data gets its own
-// slice.
+// The rows' data is copied into one buffer (store.ListData): with buf, a
+// session's *buf, reset first and kept for the next list unless it grew
+// past store.MaxListBuf (see store.Sessioner); without, a new one.
 func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, buf *[]byte, classify Classifier) ([]graph.Link, error) {
 	defer rows.Close()
 	var r row
 	dest := r.dest(4, 1)
 	dest[1] = &r.raw // valid until the next row: copied below
-	var data []byte
-	if buf != nil {
-		data = (*buf)[:0]
-	}
+	data := store.ListDataFrom(buf)
 	var err error
 	for err == nil && rows.Next() {
 		if err = rows.Scan(dest...); err != nil {
 			break
 		}
 		l := graph.Link{ID1: id1, LinkType: lt, Visibility: graph.VisibilityDefault}
-		switch {
-		case r.raw == nil:
-		case buf == nil:
-			l.Data = bytes.Clone(r.raw)
-		default:
-			off := len(data)
-			data = append(data, r.raw...)
-			l.Data = data[off:len(data):len(data)]
+		if r.raw != nil {
+			l.Data = data.Add(r.raw)
 		}
 		var ver int64
 		if err = r.ints(&l.ID2, nil, &l.Time, &ver); err != nil {
@@ -199,7 +188,7 @@ func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, buf *[]byte, clas
 		l.Version = int32(ver)
 		dst = append(dst, l)
 	}
-	store.KeepListBuf(buf, data)
+	data.Keep(buf)
 	if err == nil {
 		err = rows.Err()
 	}
