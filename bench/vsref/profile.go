@@ -100,6 +100,9 @@ func (p *profiler) program(pid int, comm string) string {
 	return comm
 }
 
+// kernelObject is perf's object name for the kernel's own code.
+const kernelObject = "[kernel.kallsyms]"
+
 // profRow is one line of a profile: CPU µs per request.
 type profRow struct {
 	us             float64
@@ -211,9 +214,16 @@ func profDiff(w io.Writer, pathA, pathB string, n int) error {
 	type pair struct{ a, b float64 }
 	progs := map[string]*pair{}
 	funcs := map[[3]string]*pair{}
+	// inKernel: each program's time in the kernel (system calls, the
+	// network stack, context switches), where no client library helps.
+	inKernel := map[string]*pair{}
 	add := func(rows []profRow, second bool) {
 		for _, r := range rows {
-			for _, m := range []*pair{get(progs, r.prog), get(funcs, [3]string{r.prog, r.dso, r.sym})} {
+			ms := []*pair{get(progs, r.prog), get(funcs, [3]string{r.prog, r.dso, r.sym})}
+			if r.dso == kernelObject {
+				ms = append(ms, get(inKernel, r.prog))
+			}
+			for _, m := range ms {
 				if second {
 					m.b += r.us
 				} else {
@@ -231,6 +241,11 @@ func profDiff(w io.Writer, pathA, pathB string, n int) error {
 	})
 	for _, k := range pk {
 		fmt.Fprintf(w, "%10.2f %10.2f %+10.2f  %s\n", progs[k].a, progs[k].b, progs[k].b-progs[k].a, k)
+	}
+	fmt.Fprintf(w, "\nof which in the kernel / in user space\n%10s %10s %10s %10s  %s\n", "A kernel", "A user", "B kernel", "B user", "program")
+	for _, k := range []string{"driver", "server"} {
+		p, kp := get(progs, k), get(inKernel, k)
+		fmt.Fprintf(w, "%10.2f %10.2f %10.2f %10.2f  %s\n", kp.a, p.a-kp.a, kp.b, p.b-kp.b, k)
 	}
 	fk := slices.Collect(maps.Keys(funcs))
 	d := func(k [3]string) float64 { return math.Abs(funcs[k].b - funcs[k].a) }

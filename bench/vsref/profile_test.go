@@ -76,7 +76,14 @@ func TestProfileCountsSamplesPerRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := out.String()
-	for _, line := range []string{"3.00       3.50      +0.50  server", "1.000      3.500     +2.500  server postgres ExecScan"} {
+	for _, line := range []string{
+		"3.00       3.50      +0.50  server",
+		"1.000      3.500     +2.500  server postgres ExecScan",
+		// Kernel and user time, A then B: the driver's sendmsg and its
+		// JVM's interpreter; the server's two sendmsg and ExecScan.
+		"1.00       1.00       0.00       0.00  driver",
+		"2.00       1.00       0.00       3.50  server",
+	} {
 		if !strings.Contains(s, line) {
 			t.Errorf("profdiff output lacks %q:\n%s", line, s)
 		}
