@@ -24,13 +24,7 @@ source "$here/vs-reference.sh" "${1:-${LINKBENCH_REF_SRC:-}}"
 reference_jar
 build_linkbench
 store_start postgres
-if ! snapshot_exists postgres perf; then
-  say "postgres: loading maxid1=$MAXID1 with linkbench"
-  { linkbench postgres init --drop && linkbench postgres load --truncate; } >"$OUT/postgres-perf-load.out" 2>&1 ||
-    die "load failed; see $OUT/postgres-perf-load.out"
-  snapshot_save postgres perf
-fi
-linkbench postgres init >"$OUT/postgres-perf-init.out" 2>&1 || die "init failed; see $OUT/postgres-perf-init.out"
+REUSE_LOADS=1 perf_graph postgres
 pg_admin -c "ALTER SYSTEM SET track_wal_io_timing = on" -c "SELECT pg_reload_conf()" >/dev/null
 trap 'pg_admin -c "ALTER SYSTEM RESET track_wal_io_timing" -c "SELECT pg_reload_conf()" >/dev/null' EXIT
 dev="$(basename "$(df --output=source "$PGDIR" | tail -1)")"
@@ -43,7 +37,7 @@ disk() { awk -v d="$dev" '$3 == d { print $8, $11, $19, $20 }' /proc/diskstats; 
 echo "postgres, $REQUESTERS requesters${RATE:+ at $RATE requests/s each}, 15 s of each measured phase" | tee "$OUT/wal-flush.txt"
 for r in $(seq 1 "$ROUNDS"); do
   for driver in reference linkbench; do
-    snapshot_restore postgres perf
+    snapshot_restore postgres "$PERF_GRAPH"
     args=(-D requesters="$REQUESTERS" -D requests=1000000000 -D maxtime=30 -D warmup_time=5)
     [ -n "$RATE" ] && args+=(-D requestrate="$RATE")
     log="$OUT/$driver-$r.out"

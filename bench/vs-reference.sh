@@ -354,12 +354,13 @@ perf_once() {
   echo "$dir/perf.json"
 }
 
-# perf_compare STORE: one graph (loaded by linkbench: the same graph as the
-# reference's, docs/fidelity.md), then the runs, alternating drivers.
-perf_compare() {
-  local store="$1" n r runs=()
-  store_start "$store"
-  PERF_GRAPH=perf
+# perf_graph STORE: the graph of the request-phase runs (loaded by
+# linkbench: the same graph as the reference's, docs/fidelity.md), saved
+# as the snapshot named PERF_GRAPH, or the one saved earlier when
+# REUSE_LOADS=1 finds it.
+PERF_GRAPH=perf
+perf_graph() {
+  local store="$1"
   if [ "$REUSE_LOADS" = 1 ] && snapshot_exists "$store" "$PERF_GRAPH"; then
     say "$store: reusing the graph loaded earlier"
   else
@@ -372,6 +373,14 @@ perf_compare() {
   # init keeps the tables and replaces the write procedure (or function)
   # with this linkbench's, which a graph loaded earlier may predate.
   linkbench "$store" init >"$OUT/$store-perf-init.out" 2>&1 || die "init failed; see $OUT/$store-perf-init.out"
+}
+
+# perf_compare STORE: one graph (perf_graph), then the runs, alternating
+# drivers.
+perf_compare() {
+  local store="$1" n r runs=()
+  store_start "$store"
+  perf_graph "$store"
   # once: one copy back before the first run (a graph an interrupted
   # run left behind), then each run goes on from the previous one's.
   [ "${PERF_RESTORE:-1}" = once ] && snapshot_restore "$store" "$PERF_GRAPH"
