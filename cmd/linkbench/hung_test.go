@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // outageTarget is a real server the outage tests stop and kill.
@@ -221,6 +224,9 @@ func TestHungServerDuringLoad(t *testing.T) {
 		t.Fatalf("exit %s after %v, want 1 with the timeout and the resume hint\n%s", r[1], took, r[0])
 	}
 	t.Logf("the load failed %v after its start", took)
+	// The stopped load's backends hold its lock until, resumed, they see
+	// their client gone; a resume that starts before is refused, rightly.
+	waitAdvisoryLocksFreed(t, url)
 	start = time.Now()
 	if _, errOut, code := runCLI(t, dir, append([]string{"load", "--resume"}, graph...)...); code != 0 {
 		t.Fatalf("resume after SIGCONT: exit %d\n%s", code, errOut)
@@ -228,5 +234,31 @@ func TestHungServerDuringLoad(t *testing.T) {
 	t.Logf("the resumed load took %v", time.Since(start))
 	if out, errOut, code := runCLI(t, dir, "check", "-c", repoConfig(t, "LinkConfigPgsql.properties"), "-D", "url="+url, "-D", "pg_schema=lbhung"); code != 0 {
 		t.Fatalf("check: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// waitAdvisoryLocksFreed waits until no session of url's database holds
+// an advisory lock (linkbench's load and run locks), for at most 30 s.
+func waitAdvisoryLocksFreed(t *testing.T, url string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		var held int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		if held == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d advisory locks still held 30 s after the server resumed", held)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
