@@ -11,6 +11,10 @@ import (
 	"github.com/linkbench/linkbench/internal/store"
 )
 
+// lockTries is how many times Lock tries its key while each refusal's
+// holder has let go before it could be named.
+const lockTries = 3
+
 // lockKey is the advisory lock key of one of the schema's two locks
 // ("load" or "run"; see store.Locker).
 func (s *Store) lockKey(which string) int64 {
@@ -57,12 +61,28 @@ func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (f
 	case store.LockLoad:
 		own, other, take = other, own, "pg_try_advisory_lock"
 	}
-	var ok bool
-	if err := conn.QueryRow(ctx, "SELECT "+take+"($1)", own).Scan(&ok); err != nil {
-		return fail(classify(err))
-	}
-	if !ok {
-		return fail(s.locked(ctx, conn, own, mode))
+	// A holder that lets go between the refused try and the lookup (a
+	// stopped process's backend exiting) leaves nobody to name: the key
+	// is tried again then, a few times, instead of refusing on behalf of
+	// "another session".
+	for try := 1; ; try++ {
+		var ok bool
+		if err := conn.QueryRow(ctx, "SELECT "+take+"($1)", own).Scan(&ok); err != nil {
+			return fail(classify(err))
+		}
+		if ok {
+			break
+		}
+		if s.refused != nil {
+			s.refused()
+		}
+		holders, err := s.holders(ctx, conn, own)
+		if err != nil {
+			return fail(classify(err))
+		}
+		if len(holders) > 0 || try == lockTries {
+			return fail(s.lockedBy(holders, mode))
+		}
 	}
 	// The other phase's key is looked up, not tried: a try would hold it
 	// for an instant, and the processes of this phase that look at the
@@ -118,13 +138,8 @@ func (s *Store) holders(ctx context.Context, conn *pgx.Conn, key int64) ([]strin
 	return holders, rows.Err()
 }
 
-// locked is the error of a lock refused because another session holds
-// key (it may have let go since: then "another session").
-func (s *Store) locked(ctx context.Context, conn *pgx.Conn, key int64, mode store.LockMode) error {
-	holders, _ := s.holders(ctx, conn, key)
-	return s.lockedBy(holders, mode)
-}
-
+// lockedBy is the error of a lock refused because the holders hold its
+// key (none named: they let go before they were looked up).
 func (s *Store) lockedBy(holders []string, mode store.LockMode) error {
 	if len(holders) == 0 {
 		holders = []string{"another session"}

@@ -61,6 +61,9 @@ type Store struct {
 	// data into, kept for the next list; nil on the shared store, whose
 	// lists each get a new one.
 	listBuf *[]byte
+	// refused, when set (by tests), runs after each refused try of
+	// Lock's own key, before the holders are looked up.
+	refused func()
 }
 
 // connString builds the connection string from url or the separate keys.

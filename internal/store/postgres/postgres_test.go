@@ -332,6 +332,43 @@ func TestRefusedLockHoldsNothing(t *testing.T) {
 	}
 }
 
+// TestLockOfAHolderThatJustLetGo: a holder that lets go of the key between
+// the refused try and the lookup of its holders (a stopped load's backend
+// exiting as the resumed one starts) does not refuse the lock on behalf of
+// "another session": the key is tried again and taken.
+func TestLockOfAHolderThatJustLetGo(t *testing.T) {
+	schema := fmt.Sprintf("lbletgo_%d", os.Getpid())
+	open := func() *Store {
+		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	ctx := context.Background()
+	holder := open()
+	release, err := holder.Lock(ctx, store.LockLoad, store.Holder("stopped load"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := open()
+	refusals := 0
+	resumed.refused = func() {
+		if refusals++; refusals == 1 {
+			release()
+		}
+	}
+	again, err := resumed.Lock(ctx, store.LockLoad, store.Holder("resumed load"))
+	if err != nil {
+		t.Fatalf("refused after the holder let go: %v", err)
+	}
+	again()
+	if refusals != 1 {
+		t.Errorf("%d refused tries, want 1", refusals)
+	}
+}
+
 // The request statements run on pgconn with pooled parameter buffers and,
 // on a blocking connection, without pgx's per-statement context watch: a
 // primary-key read, a link write and a short list read make 2, 1 and 2
