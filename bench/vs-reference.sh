@@ -46,7 +46,11 @@
 # mariadb mariadb-rocksdb"), PERF_REQUESTERS ("1 4 16 64"), PERF_ROUNDS
 # (2), PERF_TIME (30 s measured), PERF_WARMUP (10 s), PERF_RESTORE (1: copy
 # the graph back before every run; 0 runs on what the previous run left;
-# once copies it back before the first run only),
+# once copies it back before the first run only), PERF_COMPACT (1: on
+# MyRocks, flush the memtables and compact the graph before every run, so
+# that the rows the previous runs deleted, tombstones a range scan steps
+# over until a compaction drops them, do not slow the next one; other
+# stores ignore it),
 # PERF_MIX (extra settings for both drivers, e.g. "addlink=0 getnode=100 ..."
 # to price one op alone; with requestrate=N both drivers run at the same
 # rate and the latencies compared are service times, from the actual
@@ -322,6 +326,7 @@ perf_once() {
   local dir="$OUT/perf-$store/$n-$driver-$round"
   mkdir -p "$dir"
   [ "${PERF_RESTORE:-1}" = 1 ] && snapshot_restore "$store" "$PERF_GRAPH"
+  [ "${PERF_COMPACT:-0}" = 1 ] && [ "$store" = mariadb-rocksdb ] && rocks_compact
   say "$store: $driver, $n requesters, round $round (${PERF_TIME:-30} s after ${PERF_WARMUP:-10} s of warm-up)"
   local args=(-D requesters="$n" -D requests=1000000000 -D maxtime="${PERF_TIME:-30}" -D warmup_time="${PERF_WARMUP:-10}")
   local d
@@ -352,6 +357,14 @@ perf_once() {
   "$OUT/vsref" perf -label "$driver" -requesters "$n" -server "$server" -server-window "$(( ${PERF_TIME:-30} * 2 / 3 ))s" -log "$dir/driver.out" -o "$dir/perf.json" ${service[@]+"${service[@]}"} -- "${cmd[@]}" >&2 ||
     die "$driver run failed; see $dir/driver.out"
   echo "$dir/perf.json"
+}
+
+# rocks_compact: MyRocks's memtables flushed and its column family
+# compacted (the tables' default one), timed.
+rocks_compact() {
+  local t0=$SECONDS
+  my_admin -e "SET GLOBAL rocksdb_force_flush_memtable_now = 1; SET GLOBAL rocksdb_compact_cf = 'default'"
+  say "mariadb-rocksdb: compacted in $((SECONDS - t0)) s"
 }
 
 # perf_graph STORE: the graph of the request-phase runs (loaded by
