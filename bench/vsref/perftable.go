@@ -71,6 +71,16 @@ func perfTable(w io.Writer, title string, paths []string) error {
 			failed = append(failed, fmt.Sprintf("%d requesters: peak RSS %.0f MB > a third of %.0f MB", n, lm, rm))
 		}
 	}
+	for _, n := range ns {
+		for _, d := range []string{"reference", "linkbench"} {
+			for i, r := range runs[key{d, n}] {
+				if r.TimedOut > 0 {
+					fmt.Fprintf(w, "%s, %d requesters, run %d: %d requests not answered by maxtime + maxtime_grace, counted as errors (the phase lasted %.0f s)\n",
+						d, n, i+1, r.TimedOut, r.Seconds)
+				}
+			}
+		}
+	}
 	fmt.Fprintf(w, "\nthe server beside the driver (medians): CPU per request, us, and the machine's idle share\n%10s | %8s %8s %6s | %8s %8s\n",
 		"requesters", "ref srv", "lb srv", "ratio", "ref idle", "lb idle")
 	for _, n := range ns {
