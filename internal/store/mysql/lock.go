@@ -64,48 +64,30 @@ func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (f
 	case store.LockLoad:
 		own, other, exclusive = other, own, true
 	}
-	var got []bool
-	if exclusive {
-		got, err = lockCalls(ctx, lc, "GET_LOCK(?, 0)", own)
-	} else {
-		// The first free slot.
-		taken := false
-		for _, n := range own {
-			var r sql.NullInt64
-			if err = lc.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", n).Scan(&r); err != nil {
-				break
+	// A holder that lets go between the refusal and the lookup of its
+	// name (a stopped process's connection closing) leaves nobody to
+	// name: the locks are tried again then, a few times, instead of
+	// refusing on behalf of "another connection".
+	for try := 1; ; try++ {
+		held, err := s.tryLocks(ctx, lc, own, other, exclusive)
+		if err != nil {
+			if strings.Contains(strings.ToLower(err.Error()), "get_lock") {
+				s.logf("mysql: the server at %s has no named locks (GET_LOCK): this store is not protected from a concurrent load", s.addr)
+				return fail(nil)
 			}
-			if taken = r.Int64 == 1; taken {
-				break
-			}
+			return fail(classify(err))
 		}
-		got = []bool{taken}
-	}
-	if err != nil {
-		if strings.Contains(strings.ToLower(err.Error()), "get_lock") {
-			s.logf("mysql: the server at %s has no named locks (GET_LOCK): this store is not protected from a concurrent load", s.addr)
-			return fail(nil)
+		if held == "" {
+			break
 		}
-		return fail(classify(err))
-	}
-	for i, ok := range got {
-		if ok {
-			continue
-		}
-		lc.ExecContext(ctx, "DO RELEASE_ALL_LOCKS()")
-		if !exclusive && mode == store.LockRun {
+		if !exclusive && mode == store.LockRun && held == own[0] {
 			return fail(fmt.Errorf("database %s at %s: all %d slots of the run lock are taken; at most %d runs can share a database", s.db, s.addr, lockSlots, lockSlots))
 		}
-		return fail(s.locked(ctx, lc, own[i], mode))
-	}
-	used, err := lockCalls(ctx, lc, "IS_USED_LOCK(?) IS NOT NULL", other)
-	if err != nil {
-		return fail(classify(err))
-	}
-	for i, u := range used {
-		if u {
-			lc.ExecContext(ctx, "DO RELEASE_ALL_LOCKS()")
-			return fail(s.locked(ctx, lc, other[i], mode))
+		if s.refused != nil {
+			s.refused()
+		}
+		if holder, named := s.holder(ctx, lc, held); named || try == lockTries {
+			return fail(&store.LockedError{Where: fmt.Sprintf("database %s at %s", s.db, s.addr), Holder: holder, Mode: mode})
 		}
 	}
 	// Who holds it, for the others; a user without CREATE leaves them
@@ -145,17 +127,68 @@ func lockCalls(ctx context.Context, lc *sql.Conn, expr string, names []string) (
 	return out, nil
 }
 
-// locked names the connection that holds the named lock.
-func (s *Store) locked(ctx context.Context, lc *sql.Conn, name string, mode store.LockMode) error {
-	holder := "another connection"
-	var id sql.NullInt64
-	if lc.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", name).Scan(&id) == nil && id.Valid {
-		var h string
-		if lc.QueryRowContext(ctx, "SELECT holder FROM linkbench_locks WHERE conn = ?", id.Int64).Scan(&h) == nil {
-			holder = h
-		} else if lc.QueryRowContext(ctx, "SELECT host FROM information_schema.processlist WHERE id = ?", id.Int64).Scan(&h) == nil {
-			holder = fmt.Sprintf("connection %d from %s", id.Int64, h)
+// lockTries is how many times Lock tries the locks while each refusal's
+// holder has let go before it could be named.
+const lockTries = 3
+
+// tryLocks takes own (all of its names if exclusive, else the first
+// free one) and checks that no name of other is held. It returns the
+// name found held ("" when the locks are taken), having let go of what it
+// took; a shared lock refused for want of a free slot is own[0].
+func (s *Store) tryLocks(ctx context.Context, lc *sql.Conn, own, other []string, exclusive bool) (string, error) {
+	var got []bool
+	var err error
+	if exclusive {
+		got, err = lockCalls(ctx, lc, "GET_LOCK(?, 0)", own)
+	} else {
+		// The first free slot.
+		taken := false
+		for _, n := range own {
+			var r sql.NullInt64
+			if err = lc.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", n).Scan(&r); err != nil {
+				break
+			}
+			if taken = r.Int64 == 1; taken {
+				break
+			}
+		}
+		got = []bool{taken}
+	}
+	if err != nil {
+		return "", err
+	}
+	for i, ok := range got {
+		if !ok {
+			lc.ExecContext(ctx, "DO RELEASE_ALL_LOCKS()")
+			return own[i], nil
 		}
 	}
-	return &store.LockedError{Where: fmt.Sprintf("database %s at %s", s.db, s.addr), Holder: holder, Mode: mode}
+	used, err := lockCalls(ctx, lc, "IS_USED_LOCK(?) IS NOT NULL", other)
+	if err != nil {
+		return "", err
+	}
+	for i, u := range used {
+		if u {
+			lc.ExecContext(ctx, "DO RELEASE_ALL_LOCKS()")
+			return other[i], nil
+		}
+	}
+	return "", nil
+}
+
+// holder names the connection that holds the named lock; named is false
+// when none does any more.
+func (s *Store) holder(ctx context.Context, lc *sql.Conn, name string) (holder string, named bool) {
+	var id sql.NullInt64
+	if lc.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", name).Scan(&id) != nil || !id.Valid {
+		return "another connection", false
+	}
+	var h string
+	if lc.QueryRowContext(ctx, "SELECT holder FROM linkbench_locks WHERE conn = ?", id.Int64).Scan(&h) == nil {
+		return h, true
+	}
+	if lc.QueryRowContext(ctx, "SELECT host FROM information_schema.processlist WHERE id = ?", id.Int64).Scan(&h) == nil {
+		return fmt.Sprintf("connection %d from %s", id.Int64, h), true
+	}
+	return fmt.Sprintf("connection %d", id.Int64), true
 }

@@ -59,6 +59,9 @@ type Store struct {
 	release    func()       // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
 	cfg        *gomysql.Config
 	logf       func(string, ...any)
+	// refused, when set (by tests), runs after each refusal of Lock,
+	// before the holder is looked up.
+	refused func()
 }
 
 // isInfileRefused reports the errors of a server that does not allow

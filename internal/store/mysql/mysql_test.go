@@ -438,6 +438,37 @@ func TestLockRules(t *testing.T) {
 	storetest.LockRules(t, func(t *testing.T) store.Store { return openAs(t, db, nil) })
 }
 
+// TestLockOfAHolderThatJustLetGo: a holder that lets go between the
+// refusal and the lookup of its name (a stopped load's connection
+// closing as the resumed one starts) does not refuse the lock on behalf
+// of "another connection": the locks are tried again and taken.
+func TestLockOfAHolderThatJustLetGo(t *testing.T) {
+	db := fresh(t, "innodb").db
+	ctx := context.Background()
+	for _, mode := range []store.LockMode{store.LockLoad, store.LockRun} {
+		holder := openAs(t, db, nil)
+		release, err := holder.Lock(ctx, store.LockLoad, store.Holder("stopped load"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resumed := openAs(t, db, nil)
+		refusals := 0
+		resumed.refused = func() {
+			if refusals++; refusals == 1 {
+				release()
+			}
+		}
+		again, err := resumed.Lock(ctx, mode, store.Holder("resumed"))
+		if err != nil {
+			t.Fatalf("%s: refused after the holder let go: %v", mode, err)
+		}
+		again()
+		if refusals != 1 {
+			t.Errorf("%s: %d refusals, want 1", mode, refusals)
+		}
+	}
+}
+
 // GET_LINKS_LIST reads its page from the covering index in order, as the
 // reference's statement (FORCE INDEX) does: without the hint MariaDB chose
 // the primary key and a filesort for short lists, more server CPU per list.
