@@ -76,11 +76,9 @@ func (s *Store) Lock(ctx context.Context, mode store.LockMode, holder string) (f
 		if s.refused != nil {
 			s.refused()
 		}
+		// A failed lookup refuses the lock without naming the holder.
 		holders, err := s.holders(ctx, conn, own)
-		if err != nil {
-			return fail(classify(err))
-		}
-		if len(holders) > 0 || try == lockTries {
+		if err != nil || len(holders) > 0 || try == lockTries {
 			return fail(s.lockedBy(holders, mode))
 		}
 	}
