@@ -253,16 +253,21 @@ func TestReferenceLayoutDefaults(t *testing.T) {
 
 // TestLockRules: advisory locks keep a load from running beside a run on
 // one schema, and name the holder (its application_name).
+// onSchema opens the store on schema, shared by the processes a lock test
+// plays (closed at the end of the test, the schema kept).
+func onSchema(t *testing.T, schema string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 func TestLockRules(t *testing.T) {
 	schema := fmt.Sprintf("lblock_%d", os.Getpid())
-	storetest.LockRules(t, func(t *testing.T) store.Store {
-		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	})
+	storetest.LockRules(t, func(t *testing.T) store.Store { return onSchema(t, schema) })
 }
 
 // TestSchemaWithoutUsage: a user without the USAGE privilege on the
@@ -300,23 +305,15 @@ func TestSchemaWithoutUsage(t *testing.T) {
 // (the next process was refused naming the refused load, under make test).
 func TestRefusedLockHoldsNothing(t *testing.T) {
 	schema := fmt.Sprintf("lbrefused_%d", os.Getpid())
-	open := func() *Store {
-		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
 	ctx := context.Background()
-	runner := open()
+	runner := onSchema(t, schema)
 	release, err := runner.Lock(ctx, store.LockRun, store.Holder("run"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
 	for i := 0; i < 20; i++ {
-		loader := open()
+		loader := onSchema(t, schema)
 		if _, err := loader.Lock(ctx, store.LockLoad, store.Holder("load")); err == nil {
 			t.Fatal("a load was not refused beside a run")
 		}
@@ -338,21 +335,13 @@ func TestRefusedLockHoldsNothing(t *testing.T) {
 // "another session": the key is tried again and taken.
 func TestLockOfAHolderThatJustLetGo(t *testing.T) {
 	schema := fmt.Sprintf("lbletgo_%d", os.Getpid())
-	open := func() *Store {
-		s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
 	ctx := context.Background()
-	holder := open()
+	holder := onSchema(t, schema)
 	release, err := holder.Lock(ctx, store.LockLoad, store.Holder("stopped load"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resumed := open()
+	resumed := onSchema(t, schema)
 	refusals := 0
 	resumed.refused = func() {
 		if refusals++; refusals == 1 {
@@ -559,12 +548,7 @@ func TestConcurrentSharersAreNotRefused(t *testing.T) {
 		const procs, rounds = 8, 25
 		stores := make([]*Store, procs)
 		for i := range stores {
-			s, err := Open(ctx, store.Options{Props: store.MapProps{"url": testURL(t), "pg_schema": schema}, Concurrency: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			stores[i] = s
+			stores[i] = onSchema(t, schema)
 		}
 		errs := make(chan error, procs*rounds)
 		var wg sync.WaitGroup
