@@ -226,9 +226,9 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	case err == nil && st.call != nil:
 		d.Settings["link_writes"] = "CALL " + proc
 	case s.useProc && s.kind != "TiDB":
-		d.Settings["link_writes"] = "client transaction (six statements); the procedure " + proc + " is missing or from an older linkbench (`linkbench init` replaces it)"
+		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five); the procedure " + proc + " is missing or from an older linkbench (`linkbench init` replaces it)"
 	default:
-		d.Settings["link_writes"] = "client transaction (six statements)"
+		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five)"
 	}
 	for _, k := range []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "rocksdb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin", "transaction_isolation", "tidb_txn_mode"} {
 		var val sql.NullString

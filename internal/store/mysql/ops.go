@@ -3,12 +3,14 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
@@ -17,8 +19,8 @@ import (
 type stmts struct {
 	mu                                              sync.Mutex
 	ready                                           atomic.Bool // set after the statements, read without mu
-	lockCount, getLink, insLink, updLink, delLink   *sql.Stmt
-	hideLink, bumpCount, dropCount                  *sql.Stmt
+	getLink, insLink, updLink, delLink, hideLink    *sql.Stmt
+	upsertCount                                     *sql.Stmt
 	list, count, getNode, insNode, updNode, delNode *sql.Stmt
 	call                                            *sql.Stmt // the write procedure, nil without it
 	listSQL                                         string    // GET_LINKS_LIST's text, with or without the index hint
@@ -33,7 +35,7 @@ type stmts struct {
 const maxPreparedMultiget = 64
 
 func (st *stmts) all() []*sql.Stmt {
-	return []*sql.Stmt{st.lockCount, st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.bumpCount, st.dropCount,
+	return []*sql.Stmt{st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.upsertCount,
 		st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode, st.call}
 }
 
@@ -50,8 +52,7 @@ func (st *stmts) closeLocked() {
 			s.Close()
 		}
 	}
-	st.lockCount, st.getLink, st.insLink, st.updLink, st.delLink = nil, nil, nil, nil, nil
-	st.hideLink, st.bumpCount, st.dropCount = nil, nil, nil
+	st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.upsertCount = nil, nil, nil, nil, nil, nil
 	st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode = nil, nil, nil, nil, nil, nil
 	st.call = nil
 	for i := range st.multi {
@@ -90,11 +91,11 @@ func (s *Store) pooled(ctx context.Context) (*stmts, error) {
 		return st, nil
 	}
 	st.listSQL = s.listSQL(true)
-	err := s.prepareOn(ctx, st, s.r, s.w, true)
+	err := s.prepareOn(ctx, st, s.r, s.w, s.w, true)
 	if isMySQLError(err, 1176) { // no id1_type index (tables made by another tool)
 		st.closeLocked()
 		st.listSQL = s.listSQL(false)
-		err = s.prepareOn(ctx, st, s.r, s.w, true)
+		err = s.prepareOn(ctx, st, s.r, s.w, s.w, true)
 	}
 	if err == nil {
 		st.call, err = s.prepareProc(ctx)
@@ -111,9 +112,10 @@ func (s *Store) pooled(ctx context.Context) (*stmts, error) {
 }
 
 // prepareOn prepares the statements but the procedure's CALL, the reads
-// on r and the writes on w, GET_LINKS_LIST's as st.listSQL says; those of
-// a link write's client transaction only with linkTx.
-func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w preparer, linkTx bool) error {
+// on r, the node writes on nodes and the link writes on w, GET_LINKS_LIST's
+// as st.listSQL says; those of a link write's client transaction only with
+// linkTx.
+func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w, nodes preparer, linkTx bool) error {
 	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
 	var err error
 	prep := func(p preparer, dst **sql.Stmt, text string) {
@@ -122,22 +124,21 @@ func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w preparer, linkTx 
 		}
 	}
 	if linkTx {
-		prep(w, &st.lockCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, 0, ?, 0) ON DUPLICATE KEY UPDATE version = version")
 		prep(w, &st.getLink, "SELECT visibility, data, time, version FROM "+L+" WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE")
 		prep(w, &st.insLink, "INSERT INTO "+L+" (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)")
 		pk := s.linkRowHint()
 		prep(w, &st.updLink, "UPDATE "+L+pk+" SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?")
 		prep(w, &st.delLink, "DELETE l FROM "+L+" l"+pk+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
 		prep(w, &st.hideLink, "UPDATE "+L+pk+" SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?")
-		prep(w, &st.bumpCount, "UPDATE "+C+" SET count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = ?, version = version + 1 WHERE id = ? AND link_type = ?")
-		prep(w, &st.dropCount, "DELETE FROM "+C+" WHERE id = ? AND link_type = ? AND count = 0 AND version = 0")
+		prep(w, &st.upsertCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, GREATEST(?, 0), ?, 1)"+
+			" ON DUPLICATE KEY UPDATE count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = VALUES(time), version = version + 1")
 	}
 	prep(r, &st.list, st.listSQL)
 	prep(r, &st.count, "SELECT count FROM "+C+" WHERE id = ? AND link_type = ?")
 	prep(r, &st.getNode, "SELECT version, time, data FROM "+N+" WHERE id = ? AND type = ?")
-	prep(w, &st.insNode, "INSERT INTO "+N+" (type, version, time, data) VALUES (?, ?, ?, ?)")
-	prep(w, &st.updNode, "UPDATE "+N+" SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?")
-	prep(w, &st.delNode, "DELETE FROM "+N+" WHERE id = ? AND type = ?")
+	prep(nodes, &st.insNode, "INSERT INTO "+N+" (type, version, time, data) VALUES (?, ?, ?, ?)")
+	prep(nodes, &st.updNode, "UPDATE "+N+" SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?")
+	prep(nodes, &st.delNode, "DELETE FROM "+N+" WHERE id = ? AND type = ?")
 	return err
 }
 
@@ -200,66 +201,85 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 		}
 		return s.procWrite(ctx, st.call, l.ID1, l.LinkType, l.ID2, l.Visibility, l.Data, l.Time, l.Version, pm)
 	}
+	var res int
+	write := func(on func(*sql.Stmt) *sql.Stmt) (err error) {
+		res, err = s.linkStatements(ctx, on, st, l, mode, readFirst)
+		return err
+	}
 	if s.sess != nil {
-		// The transaction takes a connection of the write pool, and a
-		// statement of a session's connection would be prepared on it
-		// anew: it uses the pools' statements.
-		if st, err = s.pooled(ctx); err != nil {
+		return res, s.sess.inTx(ctx, write)
+	}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		return write(func(p *sql.Stmt) *sql.Stmt { return tx.StmtContext(ctx, p) })
+	})
+	return res, err
+}
+
+// linkStatements are a link write's statements in a client transaction,
+// those of the procedure in its order: the link row is read or written
+// first, the count row upserted last. on gives each statement of st as
+// the transaction runs it.
+func (s *Store) linkStatements(ctx context.Context, on func(*sql.Stmt) *sql.Stmt, st *stmts, l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
+	var (
+		old   graph.Link
+		found bool
+		err   error
+	)
+	read := func() {
+		err = on(st.getLink).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&old.Visibility, &old.Data, &old.Time, &old.Version)
+		found = err == nil
+		if errors.Is(err, sql.ErrNoRows) {
+			err = nil
+		}
+	}
+	if mode != graph.WriteUpsert || readFirst {
+		if read(); err != nil {
 			return 0, err
 		}
 	}
+	var delta int64
 	res := 1
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		now := nowMs()
-		// The count row lock serialises all writers of (id1, link_type).
-		if _, err := tx.StmtContext(ctx, st.lockCount).ExecContext(ctx, l.ID1, l.LinkType, now); err != nil {
-			return err
-		}
-		old, found, err := sqlstore.ReadLinkTx(ctx, tx, st.getLink, l)
-		if err != nil {
-			return err
-		}
-		delta := int64(0)
-		if mode == graph.WriteUpsert {
-			wr, d := graph.WriteOutcome(found, old, l)
-			res, delta = int(wr), d
-			if err := sqlstore.WriteLinkTx(ctx, tx, st.insLink, st.updLink, l, found, wr); err != nil {
-				return err
-			}
-			if !graph.WritesCount(found, delta) {
-				// Undo the count row the lock may have created.
-				_, err := tx.StmtContext(ctx, st.dropCount).ExecContext(ctx, l.ID1, l.LinkType)
-				return err
-			}
-		} else {
-			if !found || old.Visibility != graph.VisibilityDefault {
-				if found {
-					res = 1
-					if mode == graph.WriteExpunge {
-						if _, err := tx.StmtContext(ctx, st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2); err != nil {
-							return err
-						}
-					}
-				} else {
-					res = 0
+	if mode == graph.WriteUpsert {
+		if !found {
+			_, err = on(st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
+			if isMySQLError(err, 1062) {
+				// The failed insert holds the row's shared lock: it is
+				// still there.
+				if read(); err == nil && !found {
+					err = &gomysql.MySQLError{Number: 1213, Message: "the link vanished between insert and read; try again"}
 				}
-				// Undo the count row the lock may have created.
-				_, err := tx.StmtContext(ctx, st.dropCount).ExecContext(ctx, l.ID1, l.LinkType)
-				return err
-			}
-			if mode == graph.WriteExpunge {
-				_, err = tx.StmtContext(ctx, st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
-			} else {
-				_, err = tx.StmtContext(ctx, st.hideLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
 			}
 			if err != nil {
-				return err
+				return 0, err
 			}
-			delta = -1
 		}
-		_, err = tx.StmtContext(ctx, st.bumpCount).ExecContext(ctx, delta, now, l.ID1, l.LinkType)
-		return err
-	})
+		var wr graph.WriteResult
+		wr, delta = graph.WriteOutcome(found, old, l)
+		res = int(wr)
+		if found && wr == graph.Updated {
+			if _, err := on(st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
+				return 0, err
+			}
+		}
+		if !graph.WritesCount(found, delta) {
+			return res, nil
+		}
+	} else {
+		if !found {
+			return 0, nil
+		}
+		switch {
+		case mode == graph.WriteExpunge:
+			_, err = on(st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
+		case old.Visibility == graph.VisibilityDefault:
+			_, err = on(st.hideLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
+		}
+		if err != nil || old.Visibility != graph.VisibilityDefault {
+			return res, err
+		}
+		delta = -1
+	}
+	_, err = on(st.upsertCount).ExecContext(ctx, l.ID1, l.LinkType, delta, nowMs(), delta)
 	return res, err
 }
 

@@ -23,8 +23,9 @@ import (
 // as much inside the procedure as from the client (docs/performance.md), so
 // the procedure runs no statement the reference's transaction does not.
 // Its link UPDATE and DELETE name the primary key (see linkRowHint).
-// The client transaction (linkWrite) stays for TiDB (no stored procedures),
-// for databases whose schema was made without the procedure, and for
+// The client transaction (linkStatements: the same statements in the same
+// order, one round trip each) stays for TiDB (no stored procedures), for
+// databases whose schema was made without the procedure, and for
 // mysql_write_procedure = false.
 
 // writeProc is the procedure's name, one per link table.

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"time"
@@ -21,10 +22,11 @@ import (
 // An operation that fails other than with the server's answer (a broken
 // or aborted connection, a context's end) gives both connections back,
 // their statements closed, and the next operation takes new ones. Link
-// writes without the procedure run in a transaction of the write pool, as
-// outside a session.
+// writes without the procedure run in a transaction of the session's
+// write connection.
 type session struct {
 	r, w    *sql.Conn
+	manual  bool // w runs with autocommit off (inTx)
 	st      stmts
 	settle  func(error) error // the session's settleErr, bound once
 	listBuf []byte            // the list reads' data, reused (store.Sessioner)
@@ -71,10 +73,25 @@ func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
 			return nil, ss.acquireError(err)
 		}
 	}
-	// A link write runs the CALL on the session's connection, or else a
-	// transaction of the write pool with the pools' statements (linkWrite).
+	// A link write runs the CALL on the session's write connection, or
+	// else its statements there in a transaction (inTx). Then, as the
+	// reference's connections do, the write connection runs with
+	// autocommit off and only link writes, and the node writes run on the
+	// read connection.
 	ss.st.listSQL = pooled.listSQL
-	err = s.prepareOn(ctx, &ss.st, ss.r, ss.w, false)
+	clientTx := pooled.call == nil
+	nodes := ss.w
+	if clientTx {
+		nodes = ss.r
+		if !ss.manual {
+			if _, err = ss.w.ExecContext(ctx, "SET autocommit = 0"); err == nil {
+				ss.manual = true
+			}
+		}
+	}
+	if err == nil {
+		err = s.prepareOn(ctx, &ss.st, ss.r, ss.w, nodes, clientTx)
+	}
 	if err == nil && pooled.call != nil {
 		ss.st.call, err = ss.w.PrepareContext(ctx, s.callSQL())
 	}
@@ -84,6 +101,25 @@ func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
 	}
 	ss.st.ready.Store(true)
 	return &ss.st, nil
+}
+
+// inTx runs fn in a transaction of the session's write connection, whose
+// autocommit is off: its first statement begins it. fn runs the session's
+// statements as they are: they were prepared on that connection (a
+// database/sql transaction would prepare them anew). When the transaction
+// cannot be ended the connections are given back, so no later statement
+// runs in it.
+func (ss *session) inTx(ctx context.Context, fn func(on func(*sql.Stmt) *sql.Stmt) error) error {
+	err := fn(func(p *sql.Stmt) *sql.Stmt { return p })
+	if err == nil {
+		if _, err = ss.w.ExecContext(ctx, "COMMIT"); err == nil {
+			return nil
+		}
+	}
+	if _, rerr := ss.w.ExecContext(ctx, "ROLLBACK"); rerr != nil {
+		ss.drop()
+	}
+	return classify(err)
 }
 
 func (ss *session) acquireError(err error) error {
@@ -116,6 +152,11 @@ func answered(err error) bool {
 // pool keeps a healthy one and discards a broken one.
 func (ss *session) drop() {
 	ss.st.close()
+	if ss.manual && ss.w != nil {
+		// Its autocommit is off: the pool must not give it to anyone else.
+		ss.w.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	ss.manual = false
 	for _, c := range []*sql.Conn{ss.r, ss.w} {
 		if c != nil {
 			c.Close()

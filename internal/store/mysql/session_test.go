@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linkbench/linkbench/internal/graph"
 )
@@ -145,5 +146,67 @@ func TestSessionListsReuseTheirBuffer(t *testing.T) {
 	// is in it from the start.
 	if !inBuffer[1] || inBuffer[2] {
 		t.Fatalf("first row's data in the session's buffer: %v for the session's second list and %v for the store's; want true, false", inBuffer[1], inBuffer[2])
+	}
+}
+
+// TestSessionClientTransactions: without the procedure a session runs a
+// link write's statements on its own write connection, with autocommit off
+// as the reference's link-write connection has it, and its node writes on
+// the read connection. The write pool here has one connection, the
+// session's: a transaction that took another would wait for it until the
+// deadline. That connection does not go back to the pool with autocommit
+// off.
+func TestSessionClientTransactions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := fresh(t, "innodb", "mysql_write_procedure", "false")
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	s.w.SetMaxOpenConns(1)
+	sess := s.Session().(*Store)
+	var id int64
+	done := make(chan error, 1)
+	go func() {
+		for id2 := int64(2); id2 <= 4; id2++ {
+			if res, err := sess.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: id2, Visibility: 1, Data: []byte("a")}); err != nil || res != graph.Inserted {
+				done <- fmt.Errorf("AddLink %d in the session = %v, %v", id2, res, err)
+				return
+			}
+		}
+		if ok, err := sess.DeleteLink(ctx, 1, 1, 3, false); err != nil || !ok {
+			done <- fmt.Errorf("DeleteLink in the session = %v, %v", ok, err)
+			return
+		}
+		var err error
+		id, err = sess.AddNode(ctx, &graph.Node{Type: 1, Data: []byte("n")})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		// The operations ignore the context's deadline while they wait for
+		// a connection of the pool; the test must not wait as long.
+		t.Fatal("the session's writes did not end in 20 s: waiting for a second connection of the write pool?")
+	}
+	var auto int
+	if err := sess.sess.w.QueryRowContext(ctx, "SELECT @@autocommit").Scan(&auto); err != nil || auto != 0 {
+		t.Fatalf("the session's write connection: autocommit %d, %v; want 0", auto, err)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Committed, as another connection sees them.
+	if n, err := s.CountLinks(ctx, 1, 1); err != nil || n != 2 {
+		t.Fatalf("count after the session = %d, %v; want 2", n, err)
+	}
+	if _, ok, err := s.GetNode(ctx, 1, id); err != nil || !ok {
+		t.Fatalf("the session's node from the pool: found %v, %v", ok, err)
+	}
+	if err := s.w.QueryRowContext(ctx, "SELECT @@autocommit").Scan(&auto); err != nil || auto != 1 {
+		t.Fatalf("the write pool's connection after the session: autocommit %d, %v; want 1", auto, err)
 	}
 }
