@@ -207,11 +207,14 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 		return err
 	}
 	if s.sess != nil {
-		return res, s.sess.inTx(ctx, write)
+		err = s.sess.inTx(ctx, write)
+	} else {
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			return write(func(p *sql.Stmt) *sql.Stmt { return tx.StmtContext(ctx, p) })
+		})
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		return write(func(p *sql.Stmt) *sql.Stmt { return tx.StmtContext(ctx, p) })
-	})
+	// res is read after the transaction that sets it (in "return res,
+	// f()" Go leaves the order of the two open).
 	return res, err
 }
 
