@@ -254,7 +254,10 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	if err := s.pool.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
 		return store.Description{}, classify(err)
 	}
-	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "schema": s.schema, "io_mode": s.ioMode.String()}}
+	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "schema": s.schema, "io_mode": s.ioMode.String(), "write_connection": "shared"}}
+	if s.ownWrite {
+		d.Settings["write_connection"] = "own"
+	}
 	for _, k := range []string{"fsync", "synchronous_commit", "full_page_writes", "shared_buffers", "wal_level", "default_transaction_isolation"} {
 		var val string
 		if err := s.pool.QueryRow(ctx, "SELECT current_setting($1)", k).Scan(&val); err == nil {

@@ -21,7 +21,7 @@ func nonNil(b []byte) []byte {
 
 func (s *Store) write(ctx context.Context, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode int) (int, error) {
 	res := -1
-	_, err := exec(ctx, s.conns, &s.q.write, []arg{num(id1), num(lt), num(id2), num(int64(vis)), blob(data), num(tm), num(int64(ver)), num(nowMs()), num(int64(mode))},
+	_, err := exec(ctx, s.wconns, &s.q.write, []arg{num(id1), num(lt), num(id2), num(int64(vis)), blob(data), num(tm), num(int64(ver)), num(nowMs()), num(int64(mode))},
 		func(r row) (err error) {
 			var n int64
 			n, err = r.int(0)

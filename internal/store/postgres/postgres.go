@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -36,10 +37,11 @@ func init() {
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
+			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's link writes run: own (a second connection, as the reference's link-write connection), shared (the connection of its other statements), auto (own up to 2 requesters per CPU, else shared)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
-		// One connection per worker.
-		FilesPerWorker: 1,
+		// Up to two connections per worker (pg_write_connection).
+		FilesPerWorker: 2,
 	})
 }
 
@@ -57,6 +59,8 @@ type Store struct {
 	release    func()                    // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
 	lockConn   *atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks (shared by sessions)
 	conns      conns                     // where request statements get their connection
+	wconns     conns                     // where link writes get theirs: conns, or a session's second one
+	ownWrite   bool                      // pg_write_connection resolved: a session's link writes on their own connection
 	// listBuf, in a session, is the buffer its list reads copy the rows'
 	// data into, kept for the next list; nil on the shared store, whose
 	// lists each get a new one.
@@ -127,7 +131,15 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if d := store.String(p, "target_database", ""); d != "" {
 		cfg.ConnConfig.Database = d
 	}
-	cfg.MaxConns = int32(max(o.Concurrency, 1) + 2)
+	ownWrite, err := writeConnection(store.String(p, "pg_write_connection", ""), o.Concurrency, p.Where("pg_write_connection"))
+	if err != nil {
+		return nil, err
+	}
+	perWorker := 1
+	if ownWrite {
+		perWorker = 2
+	}
+	cfg.MaxConns = int32(perWorker*max(o.Concurrency, 1) + 2)
 	cfg.MinConns = 0
 	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	cfg.HealthCheckPeriod = 5 * time.Second
@@ -146,6 +158,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		deferIndex: deferIdx,
 		raw:        store.TableNames(p),
 		ioMode:     mode,
+		ownWrite:   ownWrite,
 		release:    func() {},
 		lockConn:   new(atomic.Pointer[pgx.Conn]),
 	}
@@ -158,6 +171,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	s.release = mode.Reserve(int(cfg.MaxConns), o.Concurrency)
 	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
 	s.conns = pooled{s.pool}
+	s.wconns = s.conns
 	if err == nil {
 		err = s.pool.Ping(pctx)
 	}
@@ -169,6 +183,27 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		return nil, s.connectError(err, cfg.ConnConfig.User)
 	}
 	return s, nil
+}
+
+// ownWriteLimitPerCPU is how many requesters per CPU pg_write_connection
+// = auto still gives their link writes a connection of their own. With
+// few requesters a backend that serves only reads answers them sooner
+// than one that also commits the requester's writes; with many, twice as
+// many backends cost the server more than that saves (docs/performance.md).
+const ownWriteLimitPerCPU = 2
+
+// writeConnection reads pg_write_connection: whether a session's link
+// writes get their own connection, for concurrency requesters.
+func writeConnection(v string, concurrency int, where string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "auto":
+		return concurrency <= ownWriteLimitPerCPU*runtime.NumCPU(), nil
+	case "own":
+		return true, nil
+	case "shared":
+		return false, nil
+	}
+	return false, fmt.Errorf("pg_write_connection (%s): %q is not a choice; use auto, own or shared", where, v)
 }
 
 // redactErr hides a password that a parse error might echo.
@@ -236,6 +271,7 @@ func (s *Store) Addr() string { return s.addr }
 func (s *Store) Close() error {
 	if h, ok := s.conns.(*held); ok {
 		h.drop()
+		s.wconns.(*held).drop()
 		return nil
 	}
 	if c := s.lockConn.Swap(nil); c != nil {

@@ -43,14 +43,73 @@ func fresh(t *testing.T, extra store.MapProps) *Store {
 	return s
 }
 
+// TestConformance runs the suite with a session's link writes on their
+// own connection and on the connection of its other statements.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store {
-		s := fresh(t, nil)
-		if err := s.Init(context.Background(), false); err != nil {
+	for _, wc := range []string{"own", "shared"} {
+		t.Run(wc, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) store.Store {
+				s := fresh(t, store.MapProps{"pg_write_connection": wc})
+				if err := s.Init(context.Background(), false); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			})
+		})
+	}
+}
+
+// A session with pg_write_connection = own holds two connections, its link
+// writes on one and its other statements on the other, and gives both
+// back when it closes; shared holds one. auto picks own for few
+// requesters per CPU, and a value that is none of the three is refused.
+func TestSessionWriteConnection(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		setting string
+		held    int32
+	}{{"own", 2}, {"shared", 1}} {
+		s := fresh(t, store.MapProps{"pg_write_connection": c.setting})
+		if err := s.Init(ctx, false); err != nil {
 			t.Fatal(err)
 		}
-		return s
-	})
+		sess := s.Session()
+		id, err := sess.AddNode(ctx, &graph.Node{Type: 1, Data: []byte("n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.pool.Stat().AcquiredConns(); got != 1 {
+			t.Errorf("%s: a node write holds %d connections, want 1", c.setting, got)
+		}
+		l := graph.Link{ID1: id, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault}
+		if _, err := sess.AddLink(ctx, &l); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := sess.CountLinks(ctx, id, 1); err != nil || n != 1 {
+			t.Fatalf("%s: count %d (%v) after one link, want 1", c.setting, n, err)
+		}
+		if got := s.pool.Stat().AcquiredConns(); got != c.held {
+			t.Errorf("%s: a session that wrote a link holds %d connections, want %d", c.setting, got, c.held)
+		}
+		if d, err := s.Describe(ctx); err != nil || d.Settings["write_connection"] != c.setting {
+			t.Errorf("%s: Describe says write_connection %q (%v)", c.setting, d.Settings["write_connection"], err)
+		}
+		sess.Close()
+		if got := s.pool.Stat().AcquiredConns(); got != 0 {
+			t.Errorf("%s: a closed session still holds %d connections", c.setting, got)
+		}
+	}
+	few, err := writeConnection("auto", 1, "test")
+	if err != nil || !few {
+		t.Errorf("auto with 1 requester: own %v (%v), want own", few, err)
+	}
+	many, err := writeConnection("auto", 1000, "test")
+	if err != nil || many {
+		t.Errorf("auto with 1000 requesters: own %v (%v), want shared", many, err)
+	}
+	if _, err := writeConnection("both", 1, "-D pg_write_connection"); err == nil || !strings.Contains(err.Error(), "use auto, own or shared") || !strings.Contains(err.Error(), "-D pg_write_connection") {
+		t.Errorf("a bad value: %v", err)
+	}
 }
 
 // referenceDDL is the reference's PostgreSQL schema (its README): link

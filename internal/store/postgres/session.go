@@ -61,6 +61,10 @@ func (h *held) drop() {
 func (s *Store) Session() store.Store {
 	c := *s
 	c.conns = &held{pool: s.pool}
+	c.wconns = c.conns
+	if s.ownWrite {
+		c.wconns = &held{pool: s.pool}
+	}
 	c.listBuf = new([]byte)
 	return &c
 }
