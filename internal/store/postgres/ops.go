@@ -133,7 +133,7 @@ func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (int64, error) {
 // AddNode implements store.Store.
 func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 	id := int64(-1)
-	_, err := exec(ctx, s.conns, &s.q.addNode, []arg{num(int64(n.Type)), num(n.Version), num(int64(n.Time)), blob(n.Data)}, func(r row) (err error) {
+	_, err := exec(ctx, s.wconns, &s.q.addNode, []arg{num(int64(n.Type)), num(n.Version), num(int64(n.Time)), blob(n.Data)}, func(r row) (err error) {
 		id, err = r.int(0)
 		return err
 	})
@@ -178,7 +178,7 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.No
 
 // UpdateNode implements store.Store.
 func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
-	tag, err := exec(ctx, s.conns, &s.q.updNode, []arg{num(n.Version), num(int64(n.Time)), blob(n.Data), num(n.ID), num(int64(n.Type))}, nil)
+	tag, err := exec(ctx, s.wconns, &s.q.updNode, []arg{num(n.Version), num(int64(n.Time)), blob(n.Data), num(n.ID), num(int64(n.Type))}, nil)
 	if err != nil {
 		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
 	}
@@ -187,7 +187,7 @@ func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
 
 // DeleteNode implements store.Store.
 func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	tag, err := exec(ctx, s.conns, &s.q.delNode, []arg{num(id), num(int64(nodeType))}, nil)
+	tag, err := exec(ctx, s.wconns, &s.q.delNode, []arg{num(id), num(int64(nodeType))}, nil)
 	if err != nil {
 		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
 	}

@@ -37,7 +37,7 @@ func init() {
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's link writes run: own (a second connection, as the reference's link-write connection), shared (the connection of its other statements), auto (own up to 2 requesters per CPU, else shared)"},
+			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own up to 2 requesters per CPU, else shared)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
 		// Up to two connections per worker (pg_write_connection).
@@ -59,8 +59,8 @@ type Store struct {
 	release    func()                    // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
 	lockConn   *atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks (shared by sessions)
 	conns      conns                     // where request statements get their connection
-	wconns     conns                     // where link writes get theirs: conns, or a session's second one
-	ownWrite   bool                      // pg_write_connection resolved: a session's link writes on their own connection
+	wconns     conns                     // where writes get theirs: conns, or a session's second one
+	ownWrite   bool                      // pg_write_connection resolved: a session's writes on their own connection
 	// listBuf, in a session, is the buffer its list reads copy the rows'
 	// data into, kept for the next list; nil on the shared store, whose
 	// lists each get a new one.
@@ -186,14 +186,14 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 }
 
 // ownWriteLimitPerCPU is how many requesters per CPU pg_write_connection
-// = auto still gives their link writes a connection of their own. With
-// few requesters a backend that serves only reads answers them sooner
-// than one that also commits the requester's writes; with many, twice as
-// many backends cost the server more than that saves (docs/performance.md).
+// = auto still gives their writes a connection of their own. With few
+// requesters a backend that serves only reads answers them sooner than
+// one that also commits the requester's writes; with many, twice as many
+// backends cost the server more than that saves (docs/performance.md).
 const ownWriteLimitPerCPU = 2
 
-// writeConnection reads pg_write_connection: whether a session's link
-// writes get their own connection, for concurrency requesters.
+// writeConnection reads pg_write_connection: whether a session's writes
+// get their own connection, for concurrency requesters.
 func writeConnection(v string, concurrency int, where string) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "auto":

@@ -59,10 +59,10 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// A session with pg_write_connection = own holds two connections, its link
-// writes on one and its other statements on the other, and gives both
-// back when it closes; shared holds one. auto picks own for few
-// requesters per CPU, and a value that is none of the three is refused.
+// A session with pg_write_connection = own holds two connections, its
+// writes on one and its reads on the other, and gives both back when it
+// closes; shared holds one. auto picks own for few requesters per CPU,
+// and a value that is none of the three is refused.
 func TestSessionWriteConnection(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -78,18 +78,18 @@ func TestSessionWriteConnection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.pool.Stat().AcquiredConns(); got != 1 {
-			t.Errorf("%s: a node write holds %d connections, want 1", c.setting, got)
-		}
 		l := graph.Link{ID1: id, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault}
 		if _, err := sess.AddLink(ctx, &l); err != nil {
 			t.Fatal(err)
+		}
+		if got := s.pool.Stat().AcquiredConns(); got != 1 {
+			t.Errorf("%s: a session that wrote a node and a link holds %d connections, want 1", c.setting, got)
 		}
 		if n, err := sess.CountLinks(ctx, id, 1); err != nil || n != 1 {
 			t.Fatalf("%s: count %d (%v) after one link, want 1", c.setting, n, err)
 		}
 		if got := s.pool.Stat().AcquiredConns(); got != c.held {
-			t.Errorf("%s: a session that wrote a link holds %d connections, want %d", c.setting, got, c.held)
+			t.Errorf("%s: a session that wrote and read holds %d connections, want %d", c.setting, got, c.held)
 		}
 		if d, err := s.Describe(ctx); err != nil || d.Settings["write_connection"] != c.setting {
 			t.Errorf("%s: Describe says write_connection %q (%v)", c.setting, d.Settings["write_connection"], err)
