@@ -37,7 +37,7 @@ func init() {
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own up to 2 requesters per CPU, else shared)"},
+			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own up to 4 requesters per CPU, else shared)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
 		// Up to two connections per worker (pg_write_connection).
@@ -190,7 +190,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 // requesters a backend that serves only reads answers them sooner than
 // one that also commits the requester's writes; with many, twice as many
 // backends cost the server more than that saves (docs/performance.md).
-const ownWriteLimitPerCPU = 2
+const ownWriteLimitPerCPU = 4
 
 // writeConnection reads pg_write_connection: whether a session's writes
 // get their own connection, for concurrency requesters.
