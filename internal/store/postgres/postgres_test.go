@@ -43,8 +43,8 @@ func fresh(t *testing.T, extra store.MapProps) *Store {
 	return s
 }
 
-// TestConformance runs the suite with a session's link writes on their
-// own connection and on the connection of its other statements.
+// TestConformance runs the suite with a session's writes on their own
+// connection and on the connection of its reads.
 func TestConformance(t *testing.T) {
 	for _, wc := range []string{"own", "shared"} {
 		t.Run(wc, func(t *testing.T) {

@@ -53,7 +53,8 @@ func (h *held) drop() {
 }
 
 // Session implements store.Sessioner: a copy of the store whose request
-// statements run on one held connection. Its Close gives the connection
+// statements run on one held connection, or with pg_write_connection =
+// own its reads on one and its writes on a second. Its Close gives them
 // back and leaves the store open. Its list reads reuse one buffer for the
 // rows' data (store.Sessioner allows it): a list of the hot ids' 10,000
 // rows copies about 230 KB, and a new buffer for each made the collector
