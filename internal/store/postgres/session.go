@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/linkbench/linkbench/internal/store"
@@ -22,27 +23,62 @@ func (p pooled) put(c *pgxpool.Conn)                            { c.Release() }
 
 // held keeps one connection of the pool between statements; one that broke
 // or was left mid-statement goes back (the pool destroys it) and the next
-// statement takes another.
+// statement takes another. A session with two (pg_write_connection = own)
+// links them as siblings, taken together: when one is found closed (the
+// server restarted, the network failed) the other is closed too, for it
+// most likely went the same way and would fail its next statement (the
+// pool gives back a connection used a moment ago without a ping), and the
+// next statement takes two new ones.
 type held struct {
-	pool *pgxpool.Pool
-	c    *pgxpool.Conn
+	pool    *pgxpool.Pool
+	c       *pgxpool.Conn
+	sibling *held
 }
 
 func (h *held) get(ctx context.Context) (*pgxpool.Conn, error) {
 	if h.c == nil {
-		c, err := h.pool.Acquire(ctx)
-		if err != nil {
+		if err := h.acquire(ctx); err != nil {
 			return nil, err
 		}
-		h.c = c
+		if h.sibling != nil && h.sibling.c == nil {
+			if err := h.sibling.acquire(ctx); err != nil {
+				h.drop()
+				return nil, err
+			}
+		}
 	}
 	return h.c, nil
 }
 
+func (h *held) acquire(ctx context.Context) error {
+	c, err := h.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	h.c = c
+	return nil
+}
+
 func (h *held) put(c *pgxpool.Conn) {
-	if pc := c.Conn().PgConn(); pc.IsClosed() || pc.IsBusy() || pc.TxStatus() != 'I' {
+	pc := c.Conn().PgConn()
+	if pc.IsClosed() && h.sibling != nil {
+		h.sibling.discard()
+	}
+	if pc.IsClosed() || pc.IsBusy() || pc.TxStatus() != 'I' {
 		h.drop()
 	}
+}
+
+// discard closes the held connection, so the pool destroys it rather than
+// keep it, and lets it go.
+func (h *held) discard() {
+	if h.c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	h.c.Conn().Close(ctx)
+	cancel()
+	h.drop()
 }
 
 func (h *held) drop() {
@@ -61,10 +97,12 @@ func (h *held) drop() {
 // run several times a second at 4 requesters (docs/performance.md).
 func (s *Store) Session() store.Store {
 	c := *s
-	c.conns = &held{pool: s.pool}
-	c.wconns = c.conns
+	r := &held{pool: s.pool}
+	c.conns, c.wconns = r, r
 	if s.ownWrite {
-		c.wconns = &held{pool: s.pool}
+		w := &held{pool: s.pool, sibling: r}
+		r.sibling = w
+		c.wconns = w
 	}
 	c.listBuf = new([]byte)
 	return &c
