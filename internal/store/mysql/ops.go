@@ -3,7 +3,6 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -228,13 +227,7 @@ func (s *Store) linkStatements(ctx context.Context, on func(*sql.Stmt) *sql.Stmt
 		found bool
 		err   error
 	)
-	read := func() {
-		err = on(st.getLink).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&old.Visibility, &old.Data, &old.Time, &old.Version)
-		found = err == nil
-		if errors.Is(err, sql.ErrNoRows) {
-			err = nil
-		}
-	}
+	read := func() { old, found, err = sqlstore.ReadLink(ctx, on(st.getLink), l) }
 	if mode != graph.WriteUpsert || readFirst {
 		if read(); err != nil {
 			return 0, err

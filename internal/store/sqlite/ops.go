@@ -96,7 +96,7 @@ func (s *Store) upsert(ctx context.Context, l *graph.Link) (graph.WriteResult, e
 	}
 	res := graph.Inserted
 	err = s.writeTx(ctx, func(tx *sql.Tx) error {
-		old, found, err := sqlstore.ReadLinkTx(ctx, tx, st.getLinkW, l)
+		old, found, err := sqlstore.ReadLink(ctx, tx.StmtContext(ctx, st.getLinkW), l)
 		if err != nil {
 			return err
 		}

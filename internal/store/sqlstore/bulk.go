@@ -61,11 +61,11 @@ func load[T any](ctx context.Context, ins Inserter, head, what string, rows []T,
 	return nil
 }
 
-// ReadLinkTx reads the stored link of l in tx with get (parameters
-// link_type, id1, id2; columns visibility, data, time, version) for a
-// write: found is false when there is none.
-func ReadLinkTx(ctx context.Context, tx *sql.Tx, get *sql.Stmt, l *graph.Link) (old graph.Link, found bool, err error) {
-	err = tx.StmtContext(ctx, get).QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&old.Visibility, &old.Data, &old.Time, &old.Version)
+// ReadLink reads the stored link of l with get (parameters link_type,
+// id1, id2; columns visibility, data, time, version), a statement of the
+// write's transaction, for the write: found is false when there is none.
+func ReadLink(ctx context.Context, get *sql.Stmt, l *graph.Link) (old graph.Link, found bool, err error) {
+	err = get.QueryRowContext(ctx, l.LinkType, l.ID1, l.ID2).Scan(&old.Visibility, &old.Data, &old.Time, &old.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return old, false, nil
 	}
