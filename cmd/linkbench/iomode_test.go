@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,8 @@ import (
 // chooses from the requester count: 2 requesters with 40 loaders in the
 // file wait in the kernel (blocking). Sized for the loaders, they used Go's
 // poller on every MariaDB run of config/LinkConfigMysql.properties.
+// Requesters too many for blocking connections get them when requestrate
+// throttles them, and the poller otherwise.
 func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	url := pgURL(t)
 	schema := fmt.Sprintf("lbiomode%d", os.Getpid())
@@ -23,21 +26,35 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	if out, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "--no-results"}, common...)...); code != 0 {
 		t.Fatalf("load: exit %d\n%s\n%s", code, out, errOut)
 	}
-	out, errOut, code := runCLI(t, dir, append([]string{"run", "-D", "requesters=2", "-D", "maxtime=1", "-D", "requests=0", "-D", "warmup_time=0"}, common...)...)
-	if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") {
-		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
-	}
-	b, err := os.ReadFile(latestBundle(t, dir, "request"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res struct {
-		StoreSettings map[string]string `json:"store_settings"`
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
-	if got := res.StoreSettings["io_mode"]; got != "blocking" {
-		t.Errorf("io_mode of a 2-requester run = %q, want blocking (store settings %v)", got, res.StoreSettings)
+	// One more than io_mode=auto serves with blocking connections when
+	// they run flat out (4 per CPU).
+	many := fmt.Sprint(4*runtime.NumCPU() + 1)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"2 requesters", []string{"-D", "requesters=2"}, "blocking"},
+		{many + " requesters", []string{"-D", "requesters=" + many}, "poller"},
+		{many + " requesters at 100 requests/s each", []string{"-D", "requesters=" + many, "-D", "requestrate=100"}, "blocking"},
+	} {
+		args := append([]string{"run", "-D", "maxtime=1", "-D", "requests=0", "-D", "warmup_time=0"}, c.args...)
+		out, errOut, code := runCLI(t, dir, append(args, common...)...)
+		if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") {
+			t.Fatalf("%s: run: exit %d\n%s\n%s", c.name, code, out, errOut)
+		}
+		b, err := os.ReadFile(latestBundle(t, dir, "request"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			StoreSettings map[string]string `json:"store_settings"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if got := res.StoreSettings["io_mode"]; got != c.want {
+			t.Errorf("io_mode of a run of %s = %q, want %s (store settings %v)", c.name, got, c.want, res.StoreSettings)
+		}
 	}
 }

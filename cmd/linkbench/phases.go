@@ -32,6 +32,9 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 		conc, noun, value = cfg.Requesters, "requesters", cfg.Requesters
 	}
 	conc = max(conc, 1)
+	// A request phase alone whose requesters pause between their ops
+	// leaves the store few users at a time (workload.Throttled).
+	throttled := doRequest && !doLoad && workload.Throttled(cfg)
 	mode, command := store.LockRun, "run"
 	if doLoad {
 		mode, command = store.LockLoad, "load"
@@ -39,7 +42,7 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 			mode, command = store.LockShardLoad, "load --shard "+a.opts.shard
 		}
 	}
-	st, disconnect, err := a.connect(ctx, e, conc, noun, value, mode, command)
+	st, disconnect, err := a.connect(ctx, e, conc, throttled, noun, value, mode, command)
 	if err != nil {
 		return err
 	}

@@ -20,14 +20,15 @@ func (a *app) prepare() (e *env, close func(), err error) {
 	return e, e.log.close, nil
 }
 
-// connect opens the store for conc workers (after checking the file
-// limit for value noun), takes its one-writer lock in mode for command
-// and serves live metrics; close undoes them in reverse order.
-func (a *app) connect(ctx context.Context, e *env, conc int, noun string, value int, mode store.LockMode, command string) (st store.Store, close func(), err error) {
+// connect opens the store for conc workers, throttled or not (after
+// checking the file limit for value noun), takes its one-writer lock in
+// mode for command and serves live metrics; close undoes them in reverse
+// order.
+func (a *app) connect(ctx context.Context, e *env, conc int, throttled bool, noun string, value int, mode store.LockMode, command string) (st store.Store, close func(), err error) {
 	if err := e.checkFiles(conc, noun, value); err != nil {
 		return nil, nil, err
 	}
-	if st, err = e.open(ctx, conc); err != nil {
+	if st, err = e.open(ctx, conc, throttled); err != nil {
 		return nil, nil, err
 	}
 	unlock, err := e.lock(ctx, st, mode, command)

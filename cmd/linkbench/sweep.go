@@ -40,7 +40,7 @@ func (a *app) sweep(ctx context.Context) error {
 	if a.opts.pointTime <= 0 || a.opts.points < 1 {
 		return errors.New("--point-time and --points must be positive")
 	}
-	st, disconnect, err := a.connect(ctx, e, max(e.cfg.Requesters, 1), "requesters", e.cfg.Requesters, store.LockRun, "sweep")
+	st, disconnect, err := a.connect(ctx, e, max(e.cfg.Requesters, 1), false, "requesters", e.cfg.Requesters, store.LockRun, "sweep")
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package workload
 import (
 	"testing"
 	"time"
+
+	"github.com/linkbench/linkbench/internal/config"
 )
 
 func TestReferenceSleepIsWholeMilliseconds(t *testing.T) {
@@ -16,6 +18,33 @@ func TestReferenceSleepIsWholeMilliseconds(t *testing.T) {
 	} {
 		if got := referenceSleep(c.wait); got != c.want {
 			t.Errorf("referenceSleep(%v) = %v, want %v", c.wait, got, c.want)
+		}
+	}
+}
+
+// Throttled: requestrate at gaps of a millisecond or more (any rate when
+// paced as the reference), and never under an open-loop schedule, which
+// sets the pace instead.
+func TestThrottled(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		rate    float64
+		pacing  string
+		arrival float64
+		stages  string
+		want    bool
+	}{
+		{"unthrottled", 0, config.PacingExact, 0, "", false},
+		{"1,000/s", 1000, config.PacingExact, 0, "", true},
+		{"180/s", 180, config.PacingExact, 0, "", true},
+		{"2,400/s", 2400, config.PacingExact, 0, "", false},
+		{"2,400/s paced as the reference", 2400, config.PacingReference, 0, "", true},
+		{"arrival_rate", 180, config.PacingExact, 5000, "", false},
+		{"stages", 180, config.PacingExact, 0, "100:10", false},
+	} {
+		cfg := &config.Config{RequestRate: c.rate, RequestPacing: c.pacing, ArrivalRate: c.arrival, Stages: c.stages}
+		if got := Throttled(cfg); got != c.want {
+			t.Errorf("%s: Throttled = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -462,6 +462,20 @@ func sleepsHeld(gapMean float64, requesters int) bool {
 		runtime.GOMAXPROCS(0) >= requesters+runtime.NumCPU()
 }
 
+// Throttled reports whether cfg's requesters pause between their ops:
+// requestrate without an open-loop schedule (arrival_rate, stages), at
+// gaps of heldMinGap or more on average (any rate with request_pacing =
+// reference, whose sleeps last a millisecond or more). Such requesters
+// are few at the store at any moment, so a store may wait for its server
+// as for few (store.Options.Throttled), and one that then reserves a P per
+// requester lets them sleep in the kernel (sleepsHeld).
+func Throttled(cfg *config.Config) bool {
+	if cfg.RequestRate <= 0 || cfg.ArrivalRate > 0 || cfg.Stages != "" {
+		return false
+	}
+	return cfg.RequestPacing == config.PacingReference || float64(time.Second)/cfg.RequestRate >= float64(heldMinGap)
+}
+
 // referenceSleep is how long the reference's requester sleeps when its
 // next op is due in wait (request_pacing = reference): it passes
 // Thread.sleep the wait's whole milliseconds and, as the nanoseconds left

@@ -59,12 +59,16 @@ const autoLimitPerCPU = 4
 
 // ParseMode reads an io_mode value: poller, blocking, or auto (blocking
 // when concurrency, the number of goroutines that use the store at once, is
-// at most autoLimitPerCPU per CPU, else poller). where names the key's
-// origin for the error message.
-func ParseMode(v string, concurrency int, where string) (Mode, error) {
+// at most autoLimitPerCPU per CPU or they are throttled, else poller).
+// Throttled goroutines spend most of their time between uses, so few wait
+// at once whatever their number, and a thread that waits in the kernel
+// wakes sooner and at less cost than the poller's shared wake-ups (measured
+// in docs/performance.md). where names the key's origin for the error
+// message.
+func ParseMode(v string, concurrency int, throttled bool, where string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "auto":
-		if concurrency <= autoLimitPerCPU*runtime.NumCPU() {
+		if throttled || concurrency <= autoLimitPerCPU*runtime.NumCPU() {
 			return Blocking, nil
 		}
 		return Poller, nil

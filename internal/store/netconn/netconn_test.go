@@ -279,21 +279,26 @@ func TestSpread(t *testing.T) {
 func TestParseMode(t *testing.T) {
 	many := autoLimitPerCPU*runtime.NumCPU() + 1
 	for _, tc := range []struct {
-		v    string
-		conc int
-		want Mode
-		err  bool
+		v         string
+		conc      int
+		throttled bool
+		want      Mode
+		err       bool
 	}{
-		{"", 1, Blocking, false},
-		{"auto", 4, Blocking, false},
-		{"auto", many, Poller, false},
-		{"blocking", many, Blocking, false},
-		{"Poller", 1, Poller, false},
-		{"epoll", 1, Poller, true},
+		{"", 1, false, Blocking, false},
+		{"auto", 4, false, Blocking, false},
+		{"auto", many, false, Poller, false},
+		// Throttled users are few at a time, however many there are.
+		{"auto", many, true, Blocking, false},
+		{"", 1000, true, Blocking, false},
+		{"poller", many, true, Poller, false},
+		{"blocking", many, false, Blocking, false},
+		{"Poller", 1, false, Poller, false},
+		{"epoll", 1, false, Poller, true},
 	} {
-		got, err := ParseMode(tc.v, tc.conc, "test")
+		got, err := ParseMode(tc.v, tc.conc, tc.throttled, "test")
 		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("ParseMode(%q, %d) = %v, %v; want %v, error %v", tc.v, tc.conc, got, err, tc.want, tc.err)
+			t.Errorf("ParseMode(%q, %d, throttled %v) = %v, %v; want %v, error %v", tc.v, tc.conc, tc.throttled, got, err, tc.want, tc.err)
 		}
 	}
 }
