@@ -39,7 +39,8 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 		many := fmt.Sprint(n)
 		cases = append(cases,
 			runCase{many + " requesters", []string{"-D", "requesters=" + many}, "poller"},
-			runCase{many + " requesters at 100 requests/s each", []string{"-D", "requesters=" + many, "-D", "requestrate=100"}, "blocking"})
+			runCase{many + " requesters at 100 requests/s each", []string{"-D", "requesters=" + many, "-D", "requestrate=100"}, "blocking"},
+			runCase{many + " requesters sharing 500 arrivals/s", []string{"-D", "requesters=" + many, "-D", "arrival_rate=500"}, "blocking"})
 	} else {
 		t.Logf("%d CPUs: the runs with more requesters than io_mode=auto's limit would need %d connections; not run", runtime.NumCPU(), 2*n)
 	}

@@ -24,10 +24,10 @@ type Options struct {
 	// store at once (loaders+1 or requesters); pools are sized to it.
 	Concurrency int
 	// Throttled is set when those goroutines pause between their uses
-	// (requesters paced by requestrate, a millisecond or more apart on
-	// average): fewer than Concurrency then wait on the store at any
-	// moment, and a store that chooses how it waits from the count may
-	// choose as for few.
+	// (requesters paced by requestrate or arrival_rate, a millisecond or
+	// more apart on average): fewer than Concurrency then wait on the
+	// store at any moment, and a store that chooses how it waits from the
+	// count may choose as for few.
 	Throttled bool
 	// Logf receives diagnostic messages; may be nil.
 	Logf func(format string, args ...any)

@@ -23,26 +23,29 @@ func TestReferenceSleepIsWholeMilliseconds(t *testing.T) {
 }
 
 // Throttled: requestrate at gaps of a millisecond or more (any rate when
-// paced as the reference), and never under an open-loop schedule, which
-// sets the pace instead.
+// paced as the reference), or arrival_rate shared by requesters at such
+// gaps each; never under stages, whose pace changes.
 func TestThrottled(t *testing.T) {
 	for _, c := range []struct {
-		name    string
-		rate    float64
-		pacing  string
-		arrival float64
-		stages  string
-		want    bool
+		name       string
+		requesters int
+		rate       float64
+		pacing     string
+		arrival    float64
+		stages     string
+		want       bool
 	}{
-		{"unthrottled", 0, config.PacingExact, 0, "", false},
-		{"1,000/s", 1000, config.PacingExact, 0, "", true},
-		{"180/s", 180, config.PacingExact, 0, "", true},
-		{"2,400/s", 2400, config.PacingExact, 0, "", false},
-		{"2,400/s paced as the reference", 2400, config.PacingReference, 0, "", true},
-		{"arrival_rate", 180, config.PacingExact, 5000, "", false},
-		{"stages", 180, config.PacingExact, 0, "100:10", false},
+		{"unthrottled", 16, 0, config.PacingExact, 0, "", false},
+		{"1,000/s", 16, 1000, config.PacingExact, 0, "", true},
+		{"180/s", 64, 180, config.PacingExact, 0, "", true},
+		{"2,400/s", 4, 2400, config.PacingExact, 0, "", false},
+		{"2,400/s paced as the reference", 4, 2400, config.PacingReference, 0, "", true},
+		{"arrival_rate 5,000/s among 16", 16, 0, config.PacingExact, 5000, "", true},
+		{"arrival_rate 50,000/s among 16", 16, 0, config.PacingExact, 50000, "", false},
+		{"arrival_rate over requestrate", 16, 180, config.PacingExact, 50000, "", false},
+		{"stages", 16, 180, config.PacingExact, 0, "100:10", false},
 	} {
-		cfg := &config.Config{RequestRate: c.rate, RequestPacing: c.pacing, ArrivalRate: c.arrival, Stages: c.stages}
+		cfg := &config.Config{Requesters: c.requesters, RequestRate: c.rate, RequestPacing: c.pacing, ArrivalRate: c.arrival, Stages: c.stages}
 		if got := Throttled(cfg); got != c.want {
 			t.Errorf("%s: Throttled = %v, want %v", c.name, got, c.want)
 		}

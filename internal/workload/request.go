@@ -462,18 +462,32 @@ func sleepsHeld(gapMean float64, requesters int) bool {
 		runtime.GOMAXPROCS(0) >= requesters+runtime.NumCPU()
 }
 
-// Throttled reports whether cfg's requesters pause between their ops:
-// requestrate without an open-loop schedule (arrival_rate, stages), at
-// gaps of heldMinGap or more on average (any rate with request_pacing =
-// reference, whose sleeps last a millisecond or more). Such requesters
-// are few at the store at any moment, so a store may wait for its server
-// as for few (store.Options.Throttled), and one that then reserves a P per
-// requester lets them sleep in the kernel (sleepsHeld).
-func Throttled(cfg *config.Config) bool {
-	if cfg.RequestRate <= 0 || cfg.ArrivalRate > 0 || cfg.Stages != "" {
-		return false
+// Throttled reports whether cfg's requesters pause between their ops
+// for heldMinGap or more on average (pauseGap). Such requesters are few at
+// the store at any moment, so a store may wait for its server as for few
+// (store.Options.Throttled), and one that then reserves a P per requester
+// lets them sleep in the kernel (sleepsHeld).
+func Throttled(cfg *config.Config) bool { return pauseGap(cfg) >= float64(heldMinGap) }
+
+// pauseGap is the mean gap, ns, between one requester's ops when
+// something paces them: requestrate (a millisecond or more with
+// request_pacing = reference, whose sleeps last that long), or
+// arrival_rate without stages, whose arrivals the requesters share. It is
+// 0 when they run flat out, and when stages change the pace as they go.
+func pauseGap(cfg *config.Config) float64 {
+	switch {
+	case cfg.Stages != "":
+		return 0
+	case cfg.ArrivalRate > 0:
+		return float64(time.Second) * float64(max(cfg.Requesters, 1)) / cfg.ArrivalRate
+	case cfg.RequestRate > 0:
+		gap := float64(time.Second) / cfg.RequestRate
+		if cfg.RequestPacing == config.PacingReference {
+			gap = max(gap, float64(heldMinGap))
+		}
+		return gap
 	}
-	return cfg.RequestPacing == config.PacingReference || float64(time.Second)/cfg.RequestRate >= float64(heldMinGap)
+	return 0
 }
 
 // referenceSleep is how long the reference's requester sleeps when its
@@ -508,11 +522,7 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	refPacing := gapMean > 0 && cfg.RequestPacing == config.PacingReference
-	gap := gapMean
-	if refPacing {
-		gap = max(gap, float64(heldMinGap)) // its sleeps last a millisecond or more
-	}
-	held := sleepsHeld(gap, cfg.Requesters)
+	held := sleepsHeld(pauseGap(cfg), cfg.Requesters)
 	// pause waits until until (d from now) in the kernel when held, else
 	// on the timer; false when ctx ended first.
 	pause := func(until time.Time, d time.Duration, held bool) bool {

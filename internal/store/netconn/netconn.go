@@ -57,18 +57,25 @@ func (m Mode) String() string {
 // cheaper (measured in docs/performance.md).
 const autoLimitPerCPU = 4
 
+// throttledLimitPerCPU is the same limit for throttled users
+// (Options.Throttled): pausing between their uses, twice as many still
+// wait at less cost and sooner in the kernel; at 4 and 8 times as many the
+// measured tails and driver CPU went either way (docs/performance.md).
+const throttledLimitPerCPU = 2 * autoLimitPerCPU
+
 // ParseMode reads an io_mode value: poller, blocking, or auto (blocking
-// when concurrency, the number of goroutines that use the store at once, is
-// at most autoLimitPerCPU per CPU or they are throttled, else poller).
-// Throttled goroutines spend most of their time between uses, so few wait
-// at once whatever their number, and a thread that waits in the kernel
-// wakes sooner and at less cost than the poller's shared wake-ups (measured
-// in docs/performance.md). where names the key's origin for the error
+// when concurrency, the number of goroutines that use the store, is at
+// most autoLimitPerCPU per CPU, or throttledLimitPerCPU when they are
+// throttled; else poller). where names the key's origin for the error
 // message.
 func ParseMode(v string, concurrency int, throttled bool, where string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "auto":
-		if throttled || concurrency <= autoLimitPerCPU*runtime.NumCPU() {
+		limit := autoLimitPerCPU
+		if throttled {
+			limit = throttledLimitPerCPU
+		}
+		if concurrency <= limit*runtime.NumCPU() {
 			return Blocking, nil
 		}
 		return Poller, nil

@@ -288,9 +288,10 @@ func TestParseMode(t *testing.T) {
 		{"", 1, false, Blocking, false},
 		{"auto", 4, false, Blocking, false},
 		{"auto", many, false, Poller, false},
-		// Throttled users are few at a time, however many there are.
+		// Throttled users are fewer at a time: twice the limit.
 		{"auto", many, true, Blocking, false},
-		{"", 1000, true, Blocking, false},
+		{"", 2 * autoLimitPerCPU * runtime.NumCPU(), true, Blocking, false},
+		{"", 2*autoLimitPerCPU*runtime.NumCPU() + 1, true, Poller, false},
 		{"poller", many, true, Poller, false},
 		{"blocking", many, false, Blocking, false},
 		{"Poller", 1, false, Poller, false},
