@@ -57,6 +57,11 @@ func (m Mode) String() string {
 // cheaper (measured in docs/performance.md).
 const autoLimitPerCPU = 4
 
+// Few reports whether users goroutines that use a store flat out are at
+// most autoLimitPerCPU per CPU: few enough for io_mode=auto's blocking
+// connections, and for a store's other choices that scale with them.
+func Few(users int) bool { return users <= autoLimitPerCPU*runtime.NumCPU() }
+
 // throttledLimitPerCPU is the same limit for throttled users
 // (Options.Throttled): pausing between their uses, twice as many still
 // wait at less cost and sooner in the kernel; at 4 and 8 times as many the
@@ -71,11 +76,7 @@ const throttledLimitPerCPU = 2 * autoLimitPerCPU
 func ParseMode(v string, concurrency int, throttled bool, where string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "auto":
-		limit := autoLimitPerCPU
-		if throttled {
-			limit = throttledLimitPerCPU
-		}
-		if concurrency <= limit*runtime.NumCPU() {
+		if Few(concurrency) || throttled && concurrency <= throttledLimitPerCPU*runtime.NumCPU() {
 			return Blocking, nil
 		}
 		return Poller, nil

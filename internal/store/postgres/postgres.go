@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -185,19 +184,17 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	return s, nil
 }
 
-// ownWriteLimitPerCPU is how many requesters per CPU pg_write_connection
-// = auto still gives their writes a connection of their own. With few
-// requesters a backend that serves only reads answers them sooner than
-// one that also commits the requester's writes; with many, twice as many
-// backends cost the server more than that saves (docs/performance.md).
-const ownWriteLimitPerCPU = 4
-
 // writeConnection reads pg_write_connection: whether a session's writes
-// get their own connection, for concurrency requesters.
+// get their own connection, for concurrency requesters. auto gives them
+// one while the requesters are few per CPU (netconn.Few, the limit of
+// io_mode=auto): a backend that serves only reads answers them sooner than
+// one that also commits the requester's writes, and with many requesters
+// twice as many backends cost the server more than that saves
+// (docs/performance.md).
 func writeConnection(v string, concurrency int, where string) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "auto":
-		return concurrency <= ownWriteLimitPerCPU*runtime.NumCPU(), nil
+		return netconn.Few(concurrency), nil
 	case "own":
 		return true, nil
 	case "shared":
