@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 // file wait in the kernel (blocking). Sized for the loaders, they used Go's
 // poller on every MariaDB run of config/LinkConfigMysql.properties.
 // Requesters too many for blocking connections get them when requestrate
-// throttles them, and the poller otherwise.
+// or arrival_rate throttles them, and the poller otherwise; a sweep
+// chooses point by point.
 func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	url := pgURL(t)
 	schema := fmt.Sprintf("lbiomode%d", os.Getpid())
@@ -50,18 +52,56 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") {
 			t.Fatalf("%s: run: exit %d\n%s\n%s", c.name, code, out, errOut)
 		}
-		b, err := os.ReadFile(latestBundle(t, dir, "request"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res struct {
-			StoreSettings map[string]string `json:"store_settings"`
-		}
-		if err := json.Unmarshal(b, &res); err != nil {
-			t.Fatal(err)
-		}
-		if got := res.StoreSettings["io_mode"]; got != c.want {
-			t.Errorf("io_mode of a run of %s = %q, want %s (store settings %v)", c.name, got, c.want, res.StoreSettings)
+		if got, _ := bundleIOMode(t, latestBundle(t, dir, "request")); got != c.want {
+			t.Errorf("io_mode of a run of %s = %q, want %s", c.name, got, c.want)
 		}
 	}
+	if len(cases) == 1 {
+		return
+	}
+	// A sweep opens the store as each point's requesters need it: the
+	// point at 100 requests/s per requester on blocking connections, as
+	// the run above, and the point at 2,000 per requester on the poller.
+	// Opened once for the sweep, both points used the poller.
+	many := 4*runtime.NumCPU() + 1
+	slow, fast := fmt.Sprint(100*many), fmt.Sprint(2000*many)
+	sweepDir := t.TempDir()
+	args := append([]string{"sweep", "--rates", slow + "," + fast, "--point-time", "1", "-D", "requesters=" + fmt.Sprint(many), "-D", "warmup_time=0"}, common...)
+	if out, errOut, code := runCLI(t, sweepDir, args...); code != 0 || !strings.Contains(out, "SWEEP COMPLETED. 2 points.") {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errOut)
+	}
+	points, _ := filepath.Glob(filepath.Join(sweepDir, "linkbench-results", "*-request", "summary.json"))
+	if len(points) != 2 {
+		t.Fatalf("sweep point bundles %v, want 2", points)
+	}
+	want := map[string]string{slow: "blocking", fast: "poller"}
+	for _, p := range points {
+		got, rate := bundleIOMode(t, p)
+		if got != want[rate] {
+			t.Errorf("io_mode of the sweep point at %s requests/s for %d requesters = %q, want %s", rate, many, got, want[rate])
+		}
+	}
+}
+
+// bundleIOMode reads the io_mode a request bundle's store ran with and the
+// arrival_rate of its configuration.
+func bundleIOMode(t *testing.T, path string) (ioMode, arrivalRate string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		StoreSettings map[string]string             `json:"store_settings"`
+		Config        []struct{ Key, Value string } `json:"config"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Config {
+		if c.Key == "arrival_rate" {
+			arrivalRate = c.Value
+		}
+	}
+	return res.StoreSettings["io_mode"], arrivalRate
 }

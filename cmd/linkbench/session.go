@@ -28,6 +28,24 @@ func (a *app) connect(ctx context.Context, e *env, conc int, throttled bool, nou
 	if err := e.checkFiles(conc, noun, value); err != nil {
 		return nil, nil, err
 	}
+	st, release, err := e.attach(ctx, conc, throttled, mode, command)
+	if err != nil {
+		return nil, nil, err
+	}
+	stopMetrics, err := a.startMetrics(e)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return st, func() {
+		stopMetrics()
+		release()
+	}, nil
+}
+
+// attach opens the store for conc workers, throttled or not, and takes
+// its one-writer lock in mode for command; release unlocks and closes it.
+func (e *env) attach(ctx context.Context, conc int, throttled bool, mode store.LockMode, command string) (st store.Store, release func(), err error) {
 	if st, err = e.open(ctx, conc, throttled); err != nil {
 		return nil, nil, err
 	}
@@ -36,14 +54,7 @@ func (a *app) connect(ctx context.Context, e *env, conc int, throttled bool, nou
 		e.closeStore(st)
 		return nil, nil, err
 	}
-	stopMetrics, err := a.startMetrics(e)
-	if err != nil {
-		unlock()
-		e.closeStore(st)
-		return nil, nil, err
-	}
 	return st, func() {
-		stopMetrics()
 		unlock()
 		e.closeStore(st)
 	}, nil
