@@ -58,7 +58,11 @@
 # older linkbench, runs in the reference's column with linkbench's
 # settings; the reference is not needed). Each run also records the
 # server's CPU per request and the machine's idle share over the same
-# window. PERF_PROFILE=1 also samples every CPU with perf record over that
+# window, and the server's own counters per request (MariaDB's global
+# status and InnoDB metrics, PostgreSQL's pg_stat_database, pg_stat_wal
+# and pg_stat_bgwriter): `go run ./bench/vsref counterdiff
+# OUT/perf-STORE/*/perf.json` puts the two drivers' side by side, to see
+# whether a server's extra CPU comes with extra work. PERF_PROFILE=1 also samples every CPU with perf record over that
 # window and writes each run's profile/profile.tsv: CPU µs per request of
 # the driver, the server and anything else, function by function
 # (`go run ./bench/vsref profdiff A B` sets two side by side).
@@ -354,6 +358,13 @@ perf_once() {
   local server=postgres
   [ "$store" = postgres ] || server=mariadbd
   [ "${PERF_PROFILE:-0}" = 1 ] && service+=(-profile "$dir/profile")
+  # The server's counters over the server's window (vsref counterdiff).
+  local counters
+  case "$store" in
+    postgres) counters="PGOPTIONS='-c client_min_messages=warning' '$PGBIN/psql' -h '$PGDIR' -p '$PORT' -U postgres -d postgres -q -t -A -F ' ' -v ON_ERROR_STOP=1 -c \"SELECT 'db.' || key, value FROM pg_stat_database d, json_each_text(row_to_json(d)) WHERE datname = 'linkbench' UNION ALL SELECT 'wal.' || key, value FROM pg_stat_wal w, json_each_text(row_to_json(w)) UNION ALL SELECT 'bgwriter.' || key, value FROM pg_stat_bgwriter b, json_each_text(row_to_json(b))\"" ;;
+    *) counters="mariadb --no-defaults --socket='$MYDIR/mysqld.sock' -uroot -N -B -e \"SELECT CONCAT('status.', VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS UNION ALL SELECT CONCAT('innodb.', NAME), COUNT FROM information_schema.INNODB_METRICS WHERE ENABLED = 1\"" ;;
+  esac
+  service+=(-counters "$counters")
   "$OUT/vsref" perf -label "$driver" -requesters "$n" -server "$server" -server-window "$(( ${PERF_TIME:-30} * 2 / 3 ))s" -log "$dir/driver.out" -o "$dir/perf.json" ${service[@]+"${service[@]}"} -- "${cmd[@]}" >&2 ||
     die "$driver run failed; see $dir/driver.out"
   echo "$dir/perf.json"
@@ -450,6 +461,9 @@ main() {
   say "tables in $OUT/tables.txt"
 }
 
+# The exit keeps bash from reading on in this file after the run: an edit
+# made while a comparison runs would otherwise run from a stale offset.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   if [ "$PERF" = 1 ]; then perf_main; else main; fi
+  exit
 fi

@@ -27,7 +27,7 @@ func main() {
 
 func run(args []string, w io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vsref measure|table|perf|perftable|profdiff ...")
+		return fmt.Errorf("usage: vsref measure|table|perf|perftable|profdiff|counterdiff ...")
 	}
 	switch args[0] {
 	case "measure":
@@ -44,6 +44,17 @@ func run(args []string, w io.Writer) error {
 			return fmt.Errorf("usage: vsref profdiff [-n N] A/profile.tsv B/profile.tsv")
 		}
 		return profDiff(w, fs.Arg(0), fs.Arg(1), *n)
+	case "counterdiff":
+		fs := flag.NewFlagSet("counterdiff", flag.ContinueOnError)
+		n := fs.Int("n", 40, "rows per requester count: the counters that differ most")
+		minPerReq := fs.Float64("min", 0.01, "leave out counters below this per request for both drivers")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			return fmt.Errorf("usage: vsref counterdiff [-n N] [-min X] run/perf.json...")
+		}
+		return counterDiff(w, fs.Args(), *n, *minPerReq)
 	case "perftable":
 		fs := flag.NewFlagSet("perftable", flag.ContinueOnError)
 		title := fs.String("title", "", "table title")
@@ -72,7 +83,7 @@ func run(args []string, w io.Writer) error {
 		writeTable(w, *title, runs)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (measure, table, perf or perftable)", args[0])
+	return fmt.Errorf("unknown command %q (measure, table, perf, perftable, profdiff or counterdiff)", args[0])
 }
 
 func measureCmd(args []string) error {

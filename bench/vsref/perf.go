@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -37,9 +38,14 @@ type Perf struct {
 	// one and ends before either driver closes its connections (a backend
 	// that has exited no longer shows its CPU): what the driver's cost
 	// does to the database beside it.
-	ServerCPUPerReqUs float64           `json:"server_cpu_per_request_us,omitempty"`
-	IdlePct           float64           `json:"idle_pct,omitempty"`
-	Ops               map[string]OpPerf `json:"ops"`
+	ServerCPUPerReqUs float64 `json:"server_cpu_per_request_us,omitempty"`
+	IdlePct           float64 `json:"idle_pct,omitempty"`
+	// ServerCounters are the server's own counters over the same window,
+	// per request (the output of -counters: SHOW GLOBAL STATUS and
+	// InnoDB's metrics, or PostgreSQL's statistics views): what the
+	// server did for a request, where its CPU alone cannot say.
+	ServerCounters map[string]float64 `json:"server_counters_per_request,omitempty"`
+	Ops            map[string]OpPerf  `json:"ops"`
 	// ServiceTime says the ops' latencies are service times (from the
 	// actual send) read from linkbench's results bundle: a throttled
 	// linkbench times its ops from their intended start, the reference
@@ -83,6 +89,7 @@ func perfCmd(args []string) error {
 	server := fs.String("server", "", "command name of the server's processes (postgres, mariadbd), for its CPU")
 	serverWindow := fs.Duration("server-window", 20*time.Second, "how long after the warm-up to sample the server's CPU (less than the measured time)")
 	serviceFrom := fs.String("service-from", "", "linkbench's results directory: take each op's mean and p99 from the service times of its one bundle")
+	counters := fs.String("counters", "", "a shell command printing the server's counters, a name and a number per line; run at both ends of the server's window")
 	profileDir := fs.String("profile", "", "sample every CPU with perf record over the server's window and write DIR/profile.tsv, CPU µs per request by program and function")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -107,10 +114,18 @@ func perfCmd(args []string) error {
 
 	p := Perf{Label: *label, Requesters: *requesters, Ops: map[string]OpPerf{}}
 	var cpuA, cpuB float64
-	type sample struct{ srv, idle, all float64 }
+	type sample struct {
+		srv, idle, all float64
+		counters       map[string]float64
+		err            error
+	}
 	take := func() sample {
 		idle, all := machineIdle()
-		return sample{namedCPU(*server), idle, all}
+		s := sample{srv: namedCPU(*server), idle: idle, all: all}
+		if *counters != "" {
+			s.counters, s.err = readCounters(*counters)
+		}
+		return s
 	}
 	var srvA sample
 	srvB := make(chan sample, 1)
@@ -177,6 +192,12 @@ func perfCmd(args []string) error {
 		}
 		if b.all > srvA.all {
 			p.IdlePct = 100 * (b.idle - srvA.idle) / (b.all - srvA.all)
+		}
+		if err := cmp.Or(srvA.err, b.err); err != nil {
+			return fmt.Errorf("%s: counters: %v", *label, err)
+		}
+		if *counters != "" && p.RequestsPerS > 0 {
+			p.ServerCounters = counterDeltas(srvA.counters, b.counters, p.RequestsPerS*w)
 		}
 		if prof != nil && profErr == nil {
 			profErr = prof.finish(p.RequestsPerS * w)
