@@ -358,11 +358,14 @@ perf_once() {
   local server=postgres
   [ "$store" = postgres ] || server=mariadbd
   [ "${PERF_PROFILE:-0}" = 1 ] && service+=(-profile "$dir/profile")
-  # The server's counters over the server's window (vsref counterdiff).
+  # The server's counters over the server's window (vsref counterdiff);
+  # MariaDB's levels (pages held, memory, threads) are left out, their
+  # change per request meaning nothing.
   local counters
+  local gauges='PAGES_(DATA|DIRTY|FREE|MISC|OLD|TOTAL)|BYTES_(DATA|DIRTY)|CHECKPOINT_AGE|HISTORY_LIST_LENGTH|^MEMORY_USED|^THREADS_|^OPEN_|^MAX_USED_|^UPTIME|THREADPOOL_(IDLE_)?THREADS'
   case "$store" in
     postgres) counters="PGOPTIONS='-c client_min_messages=warning' '$PGBIN/psql' -h '$PGDIR' -p '$PORT' -U postgres -d postgres -q -t -A -F ' ' -v ON_ERROR_STOP=1 -c \"SELECT 'db.' || key, value FROM pg_stat_database d, json_each_text(row_to_json(d)) WHERE datname = 'linkbench' UNION ALL SELECT 'wal.' || key, value FROM pg_stat_wal w, json_each_text(row_to_json(w)) UNION ALL SELECT 'bgwriter.' || key, value FROM pg_stat_bgwriter b, json_each_text(row_to_json(b))\"" ;;
-    *) counters="mariadb --no-defaults --socket='$MYDIR/mysqld.sock' -uroot -N -B -e \"SELECT CONCAT('status.', VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS UNION ALL SELECT CONCAT('innodb.', NAME), COUNT FROM information_schema.INNODB_METRICS WHERE ENABLED = 1\"" ;;
+    *) counters="mariadb --no-defaults --socket='$MYDIR/mysqld.sock' -uroot -N -B -e \"SELECT CONCAT('status.', VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME NOT REGEXP '$gauges' UNION ALL SELECT CONCAT('innodb.', NAME), COUNT FROM information_schema.INNODB_METRICS WHERE ENABLED = 1 AND (TYPE <> 'value' OR NAME IN ('lock_deadlocks', 'lock_timeouts'))\"" ;;
   esac
   service+=(-counters "$counters")
   "$OUT/vsref" perf -label "$driver" -requesters "$n" -server "$server" -server-window "$(( ${PERF_TIME:-30} * 2 / 3 ))s" -log "$dir/driver.out" -o "$dir/perf.json" ${service[@]+"${service[@]}"} -- "${cmd[@]}" >&2 ||
@@ -433,6 +436,8 @@ perf_compare() {
   [ "${PERF_AGAINST:-reference}" = baseline ] && against=" (the \"ref\" column is the baseline $BASELINE_BIN)"
   "$OUT/vsref" perftable -title "$store: maxid1=$MAXID1, ${PERF_TIME:-30} s measured after ${PERF_WARMUP:-10} s of warm-up, medians of ${PERF_ROUNDS:-2} alternating rounds$against" "${runs[@]}" |
     tee -a "$OUT/perf-tables.txt"
+  # The server's counters that differ most (all of them: vsref counterdiff).
+  "$OUT/vsref" counterdiff -n 15 "${runs[@]}" | tee -a "$OUT/perf-tables.txt"
 }
 
 perf_main() {
