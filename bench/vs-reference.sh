@@ -62,8 +62,9 @@
 # status and InnoDB metrics, PostgreSQL's pg_stat_database, pg_stat_wal
 # and pg_stat_bgwriter): `go run ./bench/vsref counterdiff
 # OUT/perf-STORE/*/perf.json` puts the two drivers' side by side, to see
-# whether a server's extra CPU comes with extra work. PERF_PROFILE=1 also samples every CPU with perf record over that
-# window and writes each run's profile/profile.tsv: CPU µs per request of
+# whether a server's extra CPU comes with extra work. PERF_PROFILE=1 also
+# samples every CPU with perf record over that window and writes each
+# run's profile/profile.tsv: CPU µs per request of
 # the driver, the server and anything else, function by function
 # (`go run ./bench/vsref profdiff A B` sets two side by side).
 # No statement log is on. docs/performance.md records the figures.

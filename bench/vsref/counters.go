@@ -66,7 +66,9 @@ func counterDeltas(a, b map[string]float64, requests float64) map[string]float64
 
 // counterDiff prints, per requester count, the median per request of
 // each server counter for both drivers, the counters whose values differ
-// most first; counters below min per request for both are left out.
+// most first; counters below min per request for both are left out, and
+// so are runs without counters (a phase shorter than the server's window,
+// or a run recorded before vsref perf took them).
 func counterDiff(w io.Writer, paths []string, n int, minPerReq float64) error {
 	type key struct {
 		driver string
@@ -84,7 +86,7 @@ func counterDiff(w io.Writer, paths []string, n int, minPerReq float64) error {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		if r.ServerCounters == nil {
-			return fmt.Errorf("%s has no server counters (run vsref perf with -counters)", p)
+			continue
 		}
 		k := key{r.Label, r.Requesters}
 		runs[k] = append(runs[k], r)
@@ -93,6 +95,10 @@ func counterDiff(w io.Writer, paths []string, n int, minPerReq float64) error {
 		}
 	}
 	slices.Sort(ns)
+	if len(ns) == 0 {
+		fmt.Fprintf(w, "\nno server counters in these runs (vsref perf -counters records them)\n")
+		return nil
+	}
 	med := func(rs []Perf, name string) float64 {
 		v := make([]float64, 0, len(rs))
 		for _, r := range rs {

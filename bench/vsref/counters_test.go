@@ -59,4 +59,17 @@ func TestCounterDiffPutsTheLargestDifferenceFirst(t *testing.T) {
 	if !strings.Contains(got, "    2.00  reads") {
 		t.Errorf("the reads' ratio is missing:\n%s", got)
 	}
+	// Runs without counters (an older perf.json) are passed over.
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte(`{"label": "reference", "requesters": 16}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.Reset()
+	if err := counterDiff(&w, []string{old}, 10, 0.01); err != nil || !strings.Contains(w.String(), "no server counters") {
+		t.Errorf("runs without counters gave %v:\n%s", err, w.String())
+	}
+	w.Reset()
+	if err := counterDiff(&w, append(paths, old), 10, 0.01); err != nil || !strings.Contains(w.String(), "medians of 1 and 1 runs") {
+		t.Errorf("a run without counters was counted (%v):\n%s", err, w.String())
+	}
 }
