@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -77,13 +75,9 @@ func counterDiff(w io.Writer, paths []string, n int, minPerReq float64) error {
 	runs := map[key][]Perf{}
 	var ns []int
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		r, err := readPerf(p)
 		if err != nil {
 			return err
-		}
-		var r Perf
-		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
 		}
 		if r.ServerCounters == nil {
 			continue

@@ -217,6 +217,19 @@ func perfCmd(args []string) error {
 	return os.WriteFile(*out, b, 0o644)
 }
 
+// readPerf reads one run's figures, as perfCmd wrote them.
+func readPerf(path string) (Perf, error) {
+	var r Perf
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
 // serviceTimes replaces p's op latencies with the service times in the
 // one results bundle under dir.
 func serviceTimes(dir string, p *Perf) error {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 )
@@ -22,13 +20,9 @@ func perfTable(w io.Writer, title string, paths []string) error {
 	counts := map[int]bool{}
 	service := false
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		r, err := readPerf(p)
 		if err != nil {
 			return err
-		}
-		var r Perf
-		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
 		}
 		k := key{r.Label, r.Requesters}
 		runs[k] = append(runs[k], r)
