@@ -26,6 +26,7 @@ const (
 	CanLock                              // Locker
 	CanPing                              // Pinger
 	CanSession                           // Sessioner
+	CanWriteBlind                        // BlindLinkWriter
 )
 
 // abilities names each ability and tells whether a store has it.
@@ -51,6 +52,7 @@ var abilities = []struct {
 	{CanLock, "Locker", implements[Locker]},
 	{CanPing, "Pinger", implements[Pinger]},
 	{CanSession, "Sessioner", implements[Sessioner]},
+	{CanWriteBlind, "BlindLinkWriter", implements[BlindLinkWriter]},
 }
 
 func implements[I any](st Store) bool {

@@ -168,9 +168,10 @@ func (p *RequestPhase) newRequester(id int, c *stats.Collector) (*requester, err
 	n := cfg.MaxID1 - cfg.StartID1
 	seed := uint64(cfg.RequestRandomSeed)
 	q := &requester{
-		id: id, p: p, store: p.Store, handle: c.NewHandle(),
+		id: id, p: p, handle: c.NewHandle(),
 		rng: rand.New(rand.NewPCG(seed^p.SeedOffset*0xd1b54a32d192ed03, uint64(id)*0x9e3779b97f4a7c15+1)),
 	}
+	q.use(p.Store)
 	sum := 0.0
 	for i := range q.cumMix {
 		sum += cfg.Mix[i]
@@ -318,7 +319,7 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 			if ss, ok := p.Store.(store.Sessioner); ok {
 				sess := ss.Session()
 				defer sess.Close()
-				q.store = sess
+				q.use(sess)
 			}
 			if q.run(runCtx, measureFrom, deadline) {
 				failedLimit.Store(true)

@@ -43,6 +43,10 @@ type requester struct {
 	rng    *rand.Rand
 	handle *stats.Handle
 	store  store.Store
+	// writer writes links for store without reading what each write
+	// found, as the reference's requester does (store.Blind; set with
+	// store by use).
+	writer store.BlindLinkWriter
 
 	cumMix [graph.NumRequestOps]float64
 
@@ -157,6 +161,11 @@ func (q *requester) payload(g gen.DataGen, size *dist.LogNormalDist, maxLen int)
 	return b
 }
 
+// use makes st the store of q's operations.
+func (q *requester) use(st store.Store) {
+	q.store, q.writer = st, store.Blind(st)
+}
+
 // do runs one operation (with transient-error retries) and returns whether
 // it failed.
 func (q *requester) do(ctx context.Context, op graph.Op) error {
@@ -176,21 +185,17 @@ func (q *requester) do(ctx context.Context, op graph.Op) error {
 			Data: q.payload(g, q.linkSize, graph.MaxLinkData-1), // 254, as the reference
 		}
 		retries, err = q.call(ctx, func() error {
-			var e error
 			if op == graph.AddLink {
-				_, e = q.store.AddLink(ctx, &q.link)
-			} else {
-				_, e = q.store.UpdateLink(ctx, &q.link)
+				return q.writer.AddLinkBlind(ctx, &q.link)
 			}
-			return e
+			return q.writer.UpdateLinkBlind(ctx, &q.link)
 		})
 	case graph.DeleteLink:
 		id1 := q.linkWrite.choose(q.rng)
 		lt := q.linkType()
 		id2 := q.chooseID2(id1, lt, pDeleteExist)
 		retries, err = q.call(ctx, func() error {
-			_, e := q.store.DeleteLink(ctx, id1, lt, id2, false)
-			return e
+			return q.writer.DeleteLinkBlind(ctx, id1, lt, id2, false)
 		})
 	case graph.CountLink:
 		id1 := q.linkRead.choose(q.rng)

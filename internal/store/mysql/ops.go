@@ -185,10 +185,12 @@ func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // linkWrite runs one link write. It returns the graph.WriteResult (0/1/2
 // = unchanged/inserted/updated) of an upsert and 0/1 = absent/existed for
-// a hide or an expunge, as the stored procedure does. readFirst (the
-// procedure's UPDATE_LINK) reads the link before writing it; otherwise an
-// upsert inserts first, as ADD_LINK does.
-func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
+// a hide or an expunge, as the stored procedure does; with report false
+// (store.BlindLinkWriter) the procedure leaves the result out and
+// linkWrite returns 0. readFirst (the procedure's UPDATE_LINK) reads the
+// link before writing it; otherwise an upsert inserts first, as ADD_LINK
+// does.
+func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMode, readFirst, report bool) (int, error) {
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
@@ -198,7 +200,7 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 		if readFirst && mode == graph.WriteUpsert {
 			pm = procUpsertReadFirst
 		}
-		return s.procWrite(ctx, st.call, l.ID1, l.LinkType, l.ID2, l.Visibility, l.Data, l.Time, l.Version, pm)
+		return s.procWrite(ctx, st.call, l, pm, report)
 	}
 	var res int
 	write := func(on func(*sql.Stmt) *sql.Stmt) (err error) {
@@ -279,41 +281,62 @@ func (s *Store) linkStatements(ctx context.Context, on func(*sql.Stmt) *sql.Stmt
 	return res, err
 }
 
-func (s *Store) upsert(ctx context.Context, l *graph.Link, readFirst bool) (graph.WriteResult, error) {
-	res, err := s.linkWrite(ctx, l, graph.WriteUpsert, readFirst)
+func (s *Store) upsert(ctx context.Context, l *graph.Link, readFirst, report bool) (_ graph.WriteResult, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
+	res, err := s.linkWrite(ctx, l, graph.WriteUpsert, readFirst, report)
 	if err != nil {
 		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
 	}
 	return graph.WriteResult(res), nil
 }
 
-// AddLink implements store.Store.
-func (s *Store) AddLink(ctx context.Context, l *graph.Link) (_ graph.WriteResult, err error) {
-	ctx, done := s.detach(ctx)
-	defer func() { err = done(err) }()
-	return s.upsert(ctx, l, false)
-}
-
-// UpdateLink implements store.Store.
-func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (_ graph.WriteResult, err error) {
-	ctx, done := s.detach(ctx)
-	defer func() { err = done(err) }()
-	return s.upsert(ctx, l, true)
-}
-
-// DeleteLink implements store.Store.
-func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (_ bool, err error) {
+func (s *Store) deleteLink(ctx context.Context, id1, lt, id2 int64, expunge, report bool) (_ bool, err error) {
 	ctx, done := s.detach(ctx)
 	defer func() { err = done(err) }()
 	mode := graph.WriteHide
 	if expunge {
 		mode = graph.WriteExpunge
 	}
-	res, err := s.linkWrite(ctx, &graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode, false)
+	res, err := s.linkWrite(ctx, &graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode, false, report)
 	if err != nil {
 		return false, fmt.Errorf("delete link %d/%d/%d: %w", id1, lt, id2, err)
 	}
 	return res == 1, nil
+}
+
+// AddLink implements store.Store.
+func (s *Store) AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+	return s.upsert(ctx, l, false, true)
+}
+
+// UpdateLink implements store.Store.
+func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
+	return s.upsert(ctx, l, true, true)
+}
+
+// DeleteLink implements store.Store.
+func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (bool, error) {
+	return s.deleteLink(ctx, id1, lt, id2, expunge, true)
+}
+
+// AddLinkBlind implements store.BlindLinkWriter: AddLink without the
+// procedure's result set.
+func (s *Store) AddLinkBlind(ctx context.Context, l *graph.Link) error {
+	_, err := s.upsert(ctx, l, false, false)
+	return err
+}
+
+// UpdateLinkBlind implements store.BlindLinkWriter.
+func (s *Store) UpdateLinkBlind(ctx context.Context, l *graph.Link) error {
+	_, err := s.upsert(ctx, l, true, false)
+	return err
+}
+
+// DeleteLinkBlind implements store.BlindLinkWriter.
+func (s *Store) DeleteLinkBlind(ctx context.Context, id1, lt, id2 int64, expunge bool) error {
+	_, err := s.deleteLink(ctx, id1, lt, id2, expunge, false)
+	return err
 }
 
 // MultigetLinks implements store.Store.

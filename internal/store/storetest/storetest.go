@@ -55,6 +55,7 @@ func RunWith(t *testing.T, newStore func(t *testing.T) store.Store, o Options) {
 		{"CountLinksWithoutRow", testCountNone},
 		{"Nodes", testNodes},
 		{"BinaryPayloads", testBinary},
+		{"BlindLinkWrites", testBlind},
 		// requestTests: the tests above use only the request operations.
 		{"BulkLoadAndIDAllocation", testBulk},
 		{"OptionalAbilities", testAbilities},
@@ -96,7 +97,7 @@ var ctx = context.Background()
 
 // requestTests is how many of RunWith's first tests use only the request
 // operations (and so can run on a session).
-const requestTests = 11
+const requestTests = 12
 
 const lt = graph.DefaultLinkType
 
@@ -290,6 +291,44 @@ func readCount(t *testing.T, s store.Store, id1 int64) graph.Count {
 		t.Fatal(err)
 	}
 	return found
+}
+
+// testBlind: the blind link writes (store.Blind: the store's own, or
+// AddLink, UpdateLink and DeleteLink with their outcomes dropped) leave
+// the rows and counts the reported writes leave.
+func testBlind(t *testing.T, s store.Store) {
+	b := store.Blind(s)
+	step := func(what string, err error, id2, wantCount int64, want *graph.Link) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if c := count(t, s, 15); c != wantCount {
+			t.Fatalf("%s: count %d, want %d", what, c, wantCount)
+		}
+		got, ok := getOne(t, s, 15, id2)
+		switch {
+		case want == nil && ok:
+			t.Fatalf("%s: link still present: %+v", what, got)
+		case want != nil && (!ok || got.Visibility != want.Visibility || string(got.Data) != string(want.Data) || got.Time != want.Time):
+			t.Fatalf("%s: link %+v present=%v, want %+v", what, got, ok, *want)
+		}
+	}
+	l := link(15, 1, 1, 100, "a")
+	step("add a new visible link", b.AddLinkBlind(ctx, &l), 1, 1, &l)
+	l = link(15, 1, 0, 101, "b")
+	step("update it hidden", b.UpdateLinkBlind(ctx, &l), 1, 0, &l)
+	l = link(15, 1, 1, 102, "c")
+	step("add over it visible", b.AddLinkBlind(ctx, &l), 1, 1, &l)
+	l2 := link(15, 2, 1, 103, "d")
+	step("update a new link", b.UpdateLinkBlind(ctx, &l2), 2, 2, &l2)
+	hidden := l2
+	hidden.Visibility = 0
+	step("hide it", b.DeleteLinkBlind(ctx, 15, lt, 2, false), 2, 1, &hidden)
+	step("hide it again", b.DeleteLinkBlind(ctx, 15, lt, 2, false), 2, 1, &hidden)
+	step("expunge it", b.DeleteLinkBlind(ctx, 15, lt, 2, true), 2, 1, nil)
+	step("hide an absent link", b.DeleteLinkBlind(ctx, 15, lt, 9, false), 9, 1, nil)
+	step("expunge a visible link", b.DeleteLinkBlind(ctx, 15, lt, 1, true), 1, 0, nil)
 }
 
 func testDeleteLink(t *testing.T, s store.Store) {
