@@ -11,4 +11,5 @@ var _ interface {
 	store.Server
 	store.BatchHinter
 	store.Sessioner
+	store.BlindLinkWriter
 } = (*Store)(nil)
