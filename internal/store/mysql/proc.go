@@ -23,7 +23,9 @@ import (
 // duplicate key, both want it exclusive), as the reference's do, and the
 // retry policy runs the loser again. Each statement costs the server about
 // as much inside the procedure as from the client (docs/performance.md), so
-// the procedure runs no statement the reference's transaction does not.
+// the procedure runs no statement the reference's transaction does not,
+// but for the SELECT that returns its result, which only a caller that
+// reads it asks for (p_report; the request phase does not).
 // Its link UPDATE and DELETE name the primary key (see linkRowHint).
 // The client transaction (linkStatements: the same statements in the same
 // order, one round trip each) stays for TiDB (no stored procedures), for
@@ -168,7 +170,7 @@ func (s *Store) callSQL() string { return "CALL " + s.writeProc() + "(?, ?, ?, ?
 // procWrite is linkWrite in one CALL; mode is a graph.WriteMode or
 // procUpsertReadFirst. Without report the procedure ends at its COMMIT:
 // the SELECT that returns its result, a statement the reference does not
-// send, costs the server about a sixth of a CALL (docs/performance.md).
+// send, costs the server 11-15 % of a CALL's CPU (docs/performance.md).
 func (s *Store) procWrite(ctx context.Context, call *sql.Stmt, l *graph.Link, mode int, report bool) (int, error) {
 	if !report {
 		_, err := call.ExecContext(ctx, l.ID1, l.LinkType, l.ID2, l.Visibility, nonNil(l.Data), l.Time, l.Version, nowMs(), mode, false)
