@@ -194,14 +194,17 @@ type BlindLinkWriter interface {
 	DeleteLinkBlind(ctx context.Context, id1, linkType, id2 int64, expunge bool) error
 }
 
-// Blind returns st's blind link writes, or, when it has none, its
-// AddLink, UpdateLink and DeleteLink with their outcomes dropped.
+// Blind returns st's blind link writes, or, when it has none, Reported(st).
 func Blind(st Store) BlindLinkWriter {
 	if b, ok := st.(BlindLinkWriter); ok {
 		return b
 	}
-	return outcomeDropped{st}
+	return Reported(st)
 }
+
+// Reported returns st's AddLink, UpdateLink and DeleteLink as blind link
+// writes: each write reports its outcome, which is dropped.
+func Reported(st Store) BlindLinkWriter { return outcomeDropped{st} }
 
 type outcomeDropped struct{ st Store }
 
