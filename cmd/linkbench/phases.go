@@ -32,9 +32,9 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 		conc, noun, value = cfg.Requesters, "requesters", cfg.Requesters
 	}
 	conc = max(conc, 1)
-	// A request phase alone whose requesters pause between their ops
-	// leaves the store few users at a time (workload.Throttled).
-	throttled := doRequest && !doLoad && workload.Throttled(cfg)
+	// A request phase alone: its requesters each wait for one answer at a
+	// time (store.Options.Requests).
+	requests := doRequest && !doLoad
 	mode, command := store.LockRun, "run"
 	if doLoad {
 		mode, command = store.LockLoad, "load"
@@ -42,7 +42,7 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 			mode, command = store.LockShardLoad, "load --shard "+a.opts.shard
 		}
 	}
-	st, disconnect, err := a.connect(ctx, e, conc, throttled, noun, value, mode, command)
+	st, disconnect, err := a.connect(ctx, e, conc, requests, noun, value, mode, command)
 	if err != nil {
 		return err
 	}

@@ -205,10 +205,11 @@ func (a *app) hideSecrets(cfg *config.Config, lg *logger) {
 	a.stdout = a.scrub.Writer(a.plainStdout)
 }
 
-// open connects to the store, sized for concurrency goroutines, throttled
-// when they pause between their uses (store.Options.Throttled).
-func (e *env) open(ctx context.Context, concurrency int, throttled bool) (store.Store, error) {
-	st, err := shard.Open(ctx, e.drv, store.Options{Props: e.cfg.Props, Concurrency: concurrency, Throttled: throttled, Logf: e.log.Infof})
+// open connects to the store, sized for concurrency goroutines, which are
+// the requesters of a request phase alone when requests is set
+// (store.Options.Requests).
+func (e *env) open(ctx context.Context, concurrency int, requests bool) (store.Store, error) {
+	st, err := shard.Open(ctx, e.drv, store.Options{Props: e.cfg.Props, Concurrency: concurrency, Requests: requests, Logf: e.log.Infof})
 	if err != nil {
 		return nil, fmt.Errorf("open %s store: %w", e.drv.Name, err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/run"
 	"github.com/linkbench/linkbench/internal/store"
-	"github.com/linkbench/linkbench/internal/workload"
 )
 
 // parseRates reads --rates "100,200,...".
@@ -45,17 +44,18 @@ func (a *app) sweep(ctx context.Context) error {
 	if err := e.checkFiles(conc, "requesters", e.cfg.Requesters); err != nil {
 		return err
 	}
-	var cur sweepStore
-	if err := cur.use(ctx, e, conc, false); err != nil {
+	// Every point, the calibration too, is a request phase alone: one
+	// store serves them all (store.Options.Requests).
+	st, release, err := e.attach(ctx, conc, true, store.LockRun, "sweep")
+	if err != nil {
 		return err
 	}
-	defer cur.close()
+	defer release()
 	stopMetrics, err := a.startMetrics(e)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
-	st := cur.st
 	if err := run.CheckSchema(ctx, st); err != nil {
 		return err
 	}
@@ -76,12 +76,9 @@ func (a *app) sweep(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		if err := cur.use(ctx, e, conc, workload.Throttled(cfg)); err != nil {
-			return nil, err
-		}
 		pe := *e
 		pe.cfg = cfg
-		r, err := a.requestOnce(ctx, &pe, cur.st)
+		r, err := a.requestOnce(ctx, &pe, st)
 		e.hung = e.hung || pe.hung
 		return r, err
 	}
@@ -132,45 +129,6 @@ func (a *app) sweep(ctx context.Context) error {
 	}
 	e.log.Infof("sweep report written to %s", filepath.Join(dir, "report.html"))
 	return nil
-}
-
-// sweepStore is the store a sweep's point runs on, opened as the point's
-// requesters need: a point whose requesters pause a millisecond or more
-// between ops on average (workload.Throttled: an arrival rate of at most
-// 1,000 requests/s per requester) runs on a store opened for throttled
-// requesters, as "linkbench run" at that rate does (io_mode=auto then
-// gives blocking connections up to 8 requesters per CPU), and the
-// calibration and faster points on one opened for requesters flat out.
-// The next store is opened and locked before the previous one is
-// released, so the sweep holds the store's lock throughout. An embedded or
-// per-process store is opened once (it waits on no network, and the
-// latter's graph lives in it).
-type sweepStore struct {
-	st        store.Store
-	release   func()
-	throttled bool
-}
-
-// use makes s's store one opened for conc requesters, throttled or not.
-func (s *sweepStore) use(ctx context.Context, e *env, conc int, throttled bool) error {
-	if s.st != nil && (s.throttled == throttled || e.drv.Embedded || e.drv.PerProcess) {
-		return nil
-	}
-	st, release, err := e.attach(ctx, conc, throttled, store.LockRun, "sweep")
-	if err != nil {
-		return err
-	}
-	s.close()
-	s.st, s.release, s.throttled = st, release, throttled
-	return nil
-}
-
-// close releases the store in use.
-func (s *sweepStore) close() {
-	if s.release != nil {
-		s.release()
-		s.release = nil
-	}
 }
 
 // writeSweep writes sweep.json and report.html into a new bundle directory.

@@ -40,7 +40,7 @@ var coreKeys = []Key{
 	{"dbcount", "1", "number of databases; above 1 the graph is sharded over them by id (docs/scale-out.md)", "store"},
 	{"dbload", "", "comma list of percentages of ids per sharded target (default: equal)", "store"},
 	{"hosts", "", "host:port list of database servers to shard the graph over (with dbcount: every host's databases)", "store"},
-	{"io_mode", "auto", "PostgreSQL and MySQL stores: how a connection waits for the server: blocking (its thread waits in the kernel, as the reference's JDBC does; cheapest with few requesters), poller (Go's network poller), auto (blocking up to 4 concurrent requesters or loaders per CPU, and up to 8 requesters per CPU when requestrate or arrival_rate paces them at 1,000 requests/s or fewer each, else poller). With poller connections the driver runs Go code on up to 4 threads per CPU, no more than the requesters, unless `GOMAXPROCS` is set in the environment", "store"},
+	{"io_mode", "auto", "PostgreSQL and MySQL stores: how a connection waits for the server: blocking (its thread waits in the kernel, as the reference's JDBC does; cheapest with few requesters), poller (Go's network poller), auto (blocking up to 8 requesters per CPU in a request phase run alone, paced or flat out, and up to 4 loaders or requesters per CPU when a load runs in the same command, else poller). With poller connections the driver runs Go code on up to 4 threads per CPU, no more than the requesters, unless `GOMAXPROCS` is set in the environment", "store"},
 	{"linktable", "linktable", "link table name", "store"},
 	{"counttable", "counttable", "count table name", "store"},
 	{"nodetable", "nodetable", "node table name", "store"},

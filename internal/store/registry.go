@@ -23,12 +23,11 @@ type Options struct {
 	// Concurrency is the largest number of goroutines that will use the
 	// store at once (loaders+1 or requesters); pools are sized to it.
 	Concurrency int
-	// Throttled is set when those goroutines pause between their uses
-	// (requesters paced by requestrate or arrival_rate, a millisecond or
-	// more apart on average): fewer than Concurrency then wait on the
-	// store at any moment, and a store that chooses how it waits from the
-	// count may choose as for few.
-	Throttled bool
+	// Requests is set when those goroutines are the requesters of a
+	// request phase run alone (no load in the same command), paced or flat
+	// out: each waits for one answer at a time, and a store that chooses
+	// how it waits from the count may allow more of them than of loaders.
+	Requests bool
 	// Logf receives diagnostic messages; may be nil.
 	Logf func(format string, args ...any)
 }

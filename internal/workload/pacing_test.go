@@ -22,10 +22,11 @@ func TestReferenceSleepIsWholeMilliseconds(t *testing.T) {
 	}
 }
 
-// Throttled: requestrate at gaps of a millisecond or more (any rate when
-// paced as the reference), or arrival_rate shared by requesters at such
-// gaps each; never under stages, whose pace changes.
-func TestThrottled(t *testing.T) {
+// A requester pauses heldMinGap or more between its ops (pauseGap) under
+// requestrate at gaps of a millisecond or more (any rate when paced as the
+// reference), or arrival_rate shared by requesters at such gaps each;
+// never under stages, whose pace changes.
+func TestPauseGap(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		requesters int
@@ -46,8 +47,8 @@ func TestThrottled(t *testing.T) {
 		{"stages", 16, 180, config.PacingExact, 0, "100:10", false},
 	} {
 		cfg := &config.Config{Requesters: c.requesters, RequestRate: c.rate, RequestPacing: c.pacing, ArrivalRate: c.arrival, Stages: c.stages}
-		if got := Throttled(cfg); got != c.want {
-			t.Errorf("%s: Throttled = %v, want %v", c.name, got, c.want)
+		if got := pauseGap(cfg) >= float64(heldMinGap); got != c.want {
+			t.Errorf("%s: pauseGap = %v ns, at least %v: %v, want %v", c.name, pauseGap(cfg), heldMinGap, got, c.want)
 		}
 	}
 }

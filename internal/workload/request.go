@@ -463,13 +463,6 @@ func sleepsHeld(gapMean float64, requesters int) bool {
 		runtime.GOMAXPROCS(0) >= requesters+runtime.NumCPU()
 }
 
-// Throttled reports whether cfg's requesters pause between their ops
-// for heldMinGap or more on average (pauseGap). Such requesters are few at
-// the store at any moment, so a store may wait for its server as for few
-// (store.Options.Throttled), and one that then reserves a P per requester
-// lets them sleep in the kernel (sleepsHeld).
-func Throttled(cfg *config.Config) bool { return pauseGap(cfg) >= float64(heldMinGap) }
-
 // pauseGap is the mean gap, ns, between one requester's ops when
 // something paces them: requestrate (a millisecond or more with
 // request_pacing = reference, whose sleeps last that long), or

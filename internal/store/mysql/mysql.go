@@ -164,7 +164,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		return nil, err
 	}
 	n := max(o.Concurrency, 1) + 2
-	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, o.Throttled, p.Where("io_mode"))
+	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, o.Requests, p.Where("io_mode"))
 	if err != nil {
 		return nil, err
 	}

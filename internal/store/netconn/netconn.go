@@ -62,21 +62,24 @@ const autoLimitPerCPU = 4
 // connections, and for a store's other choices that scale with them.
 func Few(users int) bool { return users <= autoLimitPerCPU*runtime.NumCPU() }
 
-// throttledLimitPerCPU is the same limit for throttled users
-// (Options.Throttled): pausing between their uses, twice as many still
-// wait at less cost and sooner in the kernel; at 4 and 8 times as many the
-// measured tails and driver CPU went either way (docs/performance.md).
-const throttledLimitPerCPU = 2 * autoLimitPerCPU
+// requestLimitPerCPU is the limit for the requesters of a request phase
+// run alone (Options.Requests), flat out or paced. A requester waits for
+// one answer at a time, and at 8 per CPU blocking connections still served
+// more requests than the poller at less driver CPU (a closed loop of 16
+// requesters on 2 CPUs, both servers), while a load of 5 goroutines per
+// CPU, whose batches keep the poller's threads busy, was slower on them;
+// at 32 requesters per CPU the poller served more (docs/performance.md).
+const requestLimitPerCPU = 8
 
 // ParseMode reads an io_mode value: poller, blocking, or auto (blocking
 // when concurrency, the number of goroutines that use the store, is at
-// most autoLimitPerCPU per CPU, or throttledLimitPerCPU when they are
-// throttled; else poller). where names the key's origin for the error
-// message.
-func ParseMode(v string, concurrency int, throttled bool, where string) (Mode, error) {
+// most autoLimitPerCPU per CPU, or requestLimitPerCPU when they are the
+// requesters of a request phase alone; else poller). where names the
+// key's origin for the error message.
+func ParseMode(v string, concurrency int, requests bool, where string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "auto":
-		if Few(concurrency) || throttled && concurrency <= throttledLimitPerCPU*runtime.NumCPU() {
+		if Few(concurrency) || requests && concurrency <= requestLimitPerCPU*runtime.NumCPU() {
 			return Blocking, nil
 		}
 		return Poller, nil

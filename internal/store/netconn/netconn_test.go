@@ -279,27 +279,28 @@ func TestSpread(t *testing.T) {
 func TestParseMode(t *testing.T) {
 	many := autoLimitPerCPU*runtime.NumCPU() + 1
 	for _, tc := range []struct {
-		v         string
-		conc      int
-		throttled bool
-		want      Mode
-		err       bool
+		v        string
+		conc     int
+		requests bool
+		want     Mode
+		err      bool
 	}{
 		{"", 1, false, Blocking, false},
 		{"auto", 4, false, Blocking, false},
 		{"auto", many, false, Poller, false},
-		// Throttled users are fewer at a time: twice the limit.
+		// A request phase's requesters wait for one answer each: twice
+		// the limit.
 		{"auto", many, true, Blocking, false},
-		{"", 2 * autoLimitPerCPU * runtime.NumCPU(), true, Blocking, false},
-		{"", 2*autoLimitPerCPU*runtime.NumCPU() + 1, true, Poller, false},
+		{"", requestLimitPerCPU * runtime.NumCPU(), true, Blocking, false},
+		{"", requestLimitPerCPU*runtime.NumCPU() + 1, true, Poller, false},
 		{"poller", many, true, Poller, false},
 		{"blocking", many, false, Blocking, false},
 		{"Poller", 1, false, Poller, false},
 		{"epoll", 1, false, Poller, true},
 	} {
-		got, err := ParseMode(tc.v, tc.conc, tc.throttled, "test")
+		got, err := ParseMode(tc.v, tc.conc, tc.requests, "test")
 		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("ParseMode(%q, %d, throttled %v) = %v, %v; want %v, error %v", tc.v, tc.conc, tc.throttled, got, err, tc.want, tc.err)
+			t.Errorf("ParseMode(%q, %d, requests %v) = %v, %v; want %v, error %v", tc.v, tc.conc, tc.requests, got, err, tc.want, tc.err)
 		}
 	}
 }

@@ -146,7 +146,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, o.Throttled, p.Where("io_mode"))
+	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, o.Requests, p.Where("io_mode"))
 	if err != nil {
 		return nil, err
 	}
