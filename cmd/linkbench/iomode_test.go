@@ -28,21 +28,22 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	if out, errOut, code := runCLI(t, dir, append([]string{"load", "--truncate", "--no-results"}, common...)...); code != 0 {
 		t.Fatalf("load: exit %d\n%s\n%s", code, out, errOut)
 	}
-	// One more than io_mode=auto serves with blocking connections when
-	// they run flat out (4 per CPU).
+	// A request phase alone gets blocking connections up to 8 requesters
+	// per CPU, paced or flat out, and the poller beyond.
 	type runCase struct {
 		name string
 		args []string
 		want string
 	}
 	cases := []runCase{{"2 requesters", []string{"-D", "requesters=2"}, "blocking"}}
+	limit := 8 * runtime.NumCPU()
 	// Kept under the test server's max_connections (200).
-	if n := 4*runtime.NumCPU() + 1; n <= 65 {
-		many := fmt.Sprint(n)
+	if n := limit + 1; n <= 65 {
+		at, many := fmt.Sprint(limit), fmt.Sprint(n)
 		cases = append(cases,
+			runCase{at + " requesters", []string{"-D", "requesters=" + at}, "blocking"},
 			runCase{many + " requesters", []string{"-D", "requesters=" + many}, "poller"},
-			runCase{many + " requesters at 100 requests/s each", []string{"-D", "requesters=" + many, "-D", "requestrate=100"}, "blocking"},
-			runCase{many + " requesters sharing 500 arrivals/s", []string{"-D", "requesters=" + many, "-D", "arrival_rate=500"}, "blocking"})
+			runCase{many + " requesters at 100 requests/s each", []string{"-D", "requesters=" + many, "-D", "requestrate=100"}, "poller"})
 	} else {
 		t.Logf("%d CPUs: the runs with more requesters than io_mode=auto's limit would need %d connections; not run", runtime.NumCPU(), 2*n)
 	}
@@ -59,11 +60,10 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	if len(cases) == 1 {
 		return
 	}
-	// A sweep opens the store as each point's requesters need it: the
-	// point at 100 requests/s per requester on blocking connections, as
-	// the run above, and the point at 2,000 per requester on the poller.
-	// Opened once for the sweep, both points used the poller.
-	many := 4*runtime.NumCPU() + 1
+	// A sweep's points are request phases alone, the calibration too: one
+	// store with blocking connections serves the point at 100 requests/s
+	// per requester and the one at 2,000.
+	many := limit
 	slow, fast := fmt.Sprint(100*many), fmt.Sprint(2000*many)
 	sweepDir := t.TempDir()
 	args := append([]string{"sweep", "--rates", slow + "," + fast, "--point-time", "1", "-D", "requesters=" + fmt.Sprint(many), "-D", "warmup_time=0"}, common...)
@@ -74,7 +74,7 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	if len(points) != 2 {
 		t.Fatalf("sweep point bundles %v, want 2", points)
 	}
-	want := map[string]string{slow: "blocking", fast: "poller"}
+	want := map[string]string{slow: "blocking", fast: "blocking"}
 	for _, p := range points {
 		got, rate := bundleIOMode(t, p)
 		if got != want[rate] {
