@@ -66,8 +66,8 @@ func Few(users int) bool { return users <= autoLimitPerCPU*runtime.NumCPU() }
 // run alone (Options.Requests), flat out or paced. A requester waits for
 // one answer at a time, and at 8 per CPU blocking connections still served
 // more requests than the poller at less driver CPU (a closed loop of 16
-// requesters on 2 CPUs, both servers), while a load of 5 goroutines per
-// CPU, whose batches keep the poller's threads busy, was slower on them;
+// requesters on 2 CPUs, both servers), while a load of 11 goroutines on 2
+// CPUs, whose batches keep the poller's threads busy, was slower on them;
 // at 32 requesters per CPU the poller served more (docs/performance.md).
 const requestLimitPerCPU = 8
 
