@@ -63,10 +63,9 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	// A sweep's points are request phases alone, the calibration too: one
 	// store with blocking connections serves the point at 100 requests/s
 	// per requester and the one at 2,000.
-	many := limit
-	slow, fast := fmt.Sprint(100*many), fmt.Sprint(2000*many)
+	slow, fast := fmt.Sprint(100*limit), fmt.Sprint(2000*limit)
 	sweepDir := t.TempDir()
-	args := append([]string{"sweep", "--rates", slow + "," + fast, "--point-time", "1", "-D", "requesters=" + fmt.Sprint(many), "-D", "warmup_time=0"}, common...)
+	args := append([]string{"sweep", "--rates", slow + "," + fast, "--point-time", "1", "-D", "requesters=" + fmt.Sprint(limit), "-D", "warmup_time=0"}, common...)
 	if out, errOut, code := runCLI(t, sweepDir, args...); code != 0 || !strings.Contains(out, "SWEEP COMPLETED. 2 points.") {
 		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -78,7 +77,7 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	for _, p := range points {
 		got, rate := bundleIOMode(t, p)
 		if got != want[rate] {
-			t.Errorf("io_mode of the sweep point at %s requests/s for %d requesters = %q, want %s", rate, many, got, want[rate])
+			t.Errorf("io_mode of the sweep point at %s requests/s for %d requesters = %q, want %s", rate, limit, got, want[rate])
 		}
 	}
 }
