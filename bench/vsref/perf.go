@@ -51,6 +51,16 @@ type Perf struct {
 	// linkbench times its ops from their intended start, the reference
 	// from the actual one.
 	ServiceTime bool `json:"service_time,omitempty"`
+	// HistoryQueries and ListRequests add up what each requester of either
+	// driver prints as "history queries = X/Y": its list reads that went on
+	// past a remembered full page (the warm-up's included, as both drivers
+	// count them) and its measured GET_LINKS_LIST requests. A requester
+	// remembers a page only after reading a full one (10,000 rows), which
+	// takes thousands of list reads, and a history read is again a page of
+	// that length, so their share sets the mean list read of a short run
+	// and grows with the requests each requester has made.
+	HistoryQueries int64 `json:"history_queries,omitempty"`
+	ListRequests   int64 `json:"list_requests,omitempty"`
 	// TimedOut counts the requests linkbench gave up on at maxtime +
 	// maxtime_grace, the server having not answered them (its exit status
 	// is then 1; the run is kept, since the server, not the driver, set
@@ -71,6 +81,7 @@ type OpPerf struct {
 var (
 	reWarmupDone = regexp.MustCompile(`warmup finished|warm-up done`)
 	rePhaseDone  = regexp.MustCompile(`REQUEST PHASE COMPLETED\. (\d+) requests done in (\d+) seconds\. Requests/second = (\d+)`)
+	reHistory    = regexp.MustCompile(`history queries = (\d+)/(\d+)`)
 	reHardEnd    = regexp.MustCompile(`the request phase did not end on time: .* (\d+) requests were still waiting`)
 	// The reference: "GET_NODE count = 45370  p25 = [0.1,0.2]ms ... p99 = [3,4]ms  max = 98.815ms  mean = 0.346ms".
 	reRefOp = regexp.MustCompile(`\b([A-Z_]+) count = (\d+) .*p99 = \[[0-9.]+,([0-9.]+)\]ms .*mean = ([0-9.]+)ms`)
@@ -154,6 +165,12 @@ func perfCmd(args []string) error {
 		}
 		if m := reHardEnd.FindStringSubmatch(line); m != nil {
 			p.TimedOut, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		if m := reHistory.FindStringSubmatch(line); m != nil {
+			h, _ := strconv.ParseInt(m[1], 10, 64)
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			p.HistoryQueries += h
+			p.ListRequests += n
 		}
 		if m := reRefOp.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)

@@ -121,6 +121,7 @@ func perfTable(w io.Writer, title string, paths []string) error {
 	if !service {
 		closedLoop(w, ns, func(d string, n int) []Perf { return runs[key{d, n}] })
 	}
+	historyShares(w, ns, func(d string, n int) []Perf { return runs[key{d, n}] })
 	if len(failed) == 0 {
 		fmt.Fprintln(w, "\nlinkbench <= reference in every cell (throughput, CPU per request, every op's mean latency; RSS <= 1/3)")
 	} else {
@@ -179,6 +180,36 @@ func closedLoop(w io.Writer, ns []int, runs func(driver string, n int) []Perf) {
 			return fmt.Sprintf("%6.3f %6.3f %7.1f%% %7.3f", median(m), median(nx), 100*median(sh), median(rest))
 		}
 		fmt.Fprintf(w, "%10d | %-32s | %-32s\n", n, cell(ref), cell(lb))
+	}
+}
+
+// historyShares prints, per cell, the medians of each driver's history
+// queries per 100 measured list requests (Perf.HistoryQueries): where
+// they differ, so do the two drivers' list reads, by the pages of 10,000
+// rows they read, whatever either driver costs.
+func historyShares(w io.Writer, ns []int, runs func(driver string, n int) []Perf) {
+	share := func(rs []Perf) (float64, bool) {
+		v := make([]float64, 0, len(rs))
+		for _, r := range rs {
+			if r.ListRequests > 0 {
+				v = append(v, 100*float64(r.HistoryQueries)/float64(r.ListRequests))
+			}
+		}
+		return median(v), len(v) > 0
+	}
+	header := false
+	for _, n := range ns {
+		ref, rok := share(runs("reference", n))
+		lb, lok := share(runs("linkbench", n))
+		if !rok || !lok {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(w, "\nlist reads past a remembered full page (history queries, the warm-up's included) per 100 measured list requests (medians)\n%10s | %8s %8s\n",
+				"requesters", "ref", "lb")
+			header = true
+		}
+		fmt.Fprintf(w, "%10d | %8.3f %8.3f\n", n, ref, lb)
 	}
 }
 
