@@ -42,7 +42,10 @@
 # graph, and a table gives each driver's
 # requests/s, its CPU per request over the measured part of the phase
 # (after the warm-up, so the JVM's start and JIT are left out), its peak
-# RSS, and every op's mean and p99 latency. Settings: STORES ("postgres
+# RSS, every op's mean and p99 latency, and each driver's history reads
+# per 100 list requests (pages of 10,000 rows, whose share grows with the
+# requests made: a longer PERF_WARMUP reaches the hour-long runs' state).
+# Settings: STORES ("postgres
 # mariadb mariadb-rocksdb"), PERF_REQUESTERS ("1 4 16 64"), PERF_ROUNDS
 # (2), PERF_TIME (30 s measured), PERF_WARMUP (10 s), PERF_RESTORE (1: copy
 # the graph back before every run; 0 runs on what the previous run left;
