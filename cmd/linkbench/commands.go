@@ -55,7 +55,7 @@ func (a *app) initSchema(ctx context.Context) error {
 		return err
 	}
 	defer e.log.close()
-	st, err := e.open(ctx, 1, false)
+	st, err := e.open(ctx, 1, false, false)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (a *app) check(ctx context.Context) error {
 		return err
 	}
 	defer e.log.close()
-	st, err := e.open(ctx, 2, false)
+	st, err := e.open(ctx, 2, false, false)
 	if err != nil {
 		return err
 	}

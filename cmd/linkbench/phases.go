@@ -33,8 +33,10 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 	}
 	conc = max(conc, 1)
 	// A request phase alone: its requesters each wait for one answer at a
-	// time (store.Options.Requests).
+	// time (store.Options.Requests), and send the next at once unless
+	// paced (FlatOut).
 	requests := doRequest && !doLoad
+	flatOut := requests && cfg.RequestRate == 0 && cfg.ArrivalRate == 0 && cfg.Stages == ""
 	mode, command := store.LockRun, "run"
 	if doLoad {
 		mode, command = store.LockLoad, "load"
@@ -42,7 +44,7 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 			mode, command = store.LockShardLoad, "load --shard "+a.opts.shard
 		}
 	}
-	st, disconnect, err := a.connect(ctx, e, conc, requests, noun, value, mode, command)
+	st, disconnect, err := a.connect(ctx, e, conc, requests, flatOut, noun, value, mode, command)
 	if err != nil {
 		return err
 	}

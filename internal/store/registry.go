@@ -28,6 +28,11 @@ type Options struct {
 	// out: each waits for one answer at a time, and a store that chooses
 	// how it waits from the count may allow more of them than of loaders.
 	Requests bool
+	// FlatOut is set with Requests when the requesters run flat out (no
+	// requestrate, arrival_rate or stages): each sends its next request as
+	// soon as it has its answer, so the server is never idle for want of
+	// them.
+	FlatOut bool
 	// Logf receives diagnostic messages; may be nil.
 	Logf func(format string, args ...any)
 }

@@ -59,8 +59,15 @@ const autoLimitPerCPU = 4
 
 // Few reports whether users goroutines that use a store flat out are at
 // most autoLimitPerCPU per CPU: few enough for io_mode=auto's blocking
-// connections, and for a store's other choices that scale with them.
+// connections.
 func Few(users int) bool { return users <= autoLimitPerCPU*runtime.NumCPU() }
+
+// Blocks reports whether io_mode=auto gives blocking connections to
+// concurrency goroutines; requests says they are the requesters of a
+// request phase run alone (see ParseMode).
+func Blocks(concurrency int, requests bool) bool {
+	return Few(concurrency) || requests && concurrency <= requestLimitPerCPU*runtime.NumCPU()
+}
 
 // requestLimitPerCPU is the limit for the requesters of a request phase
 // run alone (Options.Requests), flat out or paced. A requester waits for
@@ -79,7 +86,7 @@ const requestLimitPerCPU = 8
 func ParseMode(v string, concurrency int, requests bool, where string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "auto":
-		if Few(concurrency) || requests && concurrency <= requestLimitPerCPU*runtime.NumCPU() {
+		if Blocks(concurrency, requests) {
 			return Blocking, nil
 		}
 		return Poller, nil

@@ -36,7 +36,7 @@ func init() {
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own up to 4 requesters per CPU, else shared)"},
+			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own on blocking connections up to 4 requesters per CPU, 8 in a request phase run alone and flat out; else shared)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
 		// Up to two connections per worker (pg_write_connection).
@@ -130,7 +130,11 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if d := store.String(p, "target_database", ""); d != "" {
 		cfg.ConnConfig.Database = d
 	}
-	ownWrite, err := writeConnection(store.String(p, "pg_write_connection", ""), o.Concurrency, p.Where("pg_write_connection"))
+	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, o.Requests, p.Where("io_mode"))
+	if err != nil {
+		return nil, err
+	}
+	ownWrite, err := writeConnection(store.String(p, "pg_write_connection", ""), mode, o, p.Where("pg_write_connection"))
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +147,6 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	cfg.HealthCheckPeriod = 5 * time.Second
 	deferIdx, err := store.Bool(p, "defer_index", true)
-	if err != nil {
-		return nil, err
-	}
-	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, o.Requests, p.Where("io_mode"))
 	if err != nil {
 		return nil, err
 	}
@@ -185,16 +185,19 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 }
 
 // writeConnection reads pg_write_connection: whether a session's writes
-// get their own connection, for concurrency requesters. auto gives them
-// one while the requesters are few per CPU (netconn.Few, the limit of
-// io_mode=auto): a backend that serves only reads answers them sooner than
-// one that also commits the requester's writes, and with many requesters
-// twice as many backends cost the server more than that saves
+// get their own connection, for a store opened with o on connections of
+// mode. auto gives them one when the connections block, for few requesters
+// per CPU (netconn.Few) or for as many as io_mode=auto gives blocking
+// connections when they run flat out (netconn.Blocks): a backend that
+// serves only reads answers them sooner than one that also commits the
+// requester's writes. Paced at 8 per CPU, or on the poller with many
+// requesters, twice as many backends cost the server more than that saves
 // (docs/performance.md).
-func writeConnection(v string, concurrency int, where string) (bool, error) {
+func writeConnection(v string, mode netconn.Mode, o store.Options, where string) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "auto":
-		return netconn.Few(concurrency), nil
+		few := netconn.Few(o.Concurrency) || o.FlatOut && netconn.Blocks(o.Concurrency, o.Requests)
+		return mode == netconn.Blocking && few, nil
 	case "own":
 		return true, nil
 	case "shared":

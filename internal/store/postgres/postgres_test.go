@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/netconn"
 	"github.com/linkbench/linkbench/internal/store/storetest"
 )
 
@@ -62,8 +64,9 @@ func TestConformance(t *testing.T) {
 
 // A session with pg_write_connection = own holds two connections, its
 // writes on one and its reads on the other, and gives both back when it
-// closes; shared holds one. auto picks own for few requesters per CPU,
-// and a value that is none of the three is refused.
+// closes; shared holds one. auto picks own on blocking connections for
+// few requesters per CPU, or up to 8 per CPU for a request phase run
+// flat out, and a value that is none of the three is refused.
 func TestSessionWriteConnection(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -97,15 +100,26 @@ func TestSessionWriteConnection(t *testing.T) {
 			t.Errorf("%s: a closed session still holds %d connections", c.setting, got)
 		}
 	}
-	few, err := writeConnection("auto", 1, "test")
-	if err != nil || !few {
-		t.Errorf("auto with 1 requester: own %v (%v), want own", few, err)
+	perCPU := runtime.NumCPU()
+	for _, c := range []struct {
+		mode netconn.Mode
+		o    store.Options
+		own  bool
+	}{
+		{netconn.Blocking, store.Options{Concurrency: 1}, true},
+		{netconn.Blocking, store.Options{Concurrency: 4 * perCPU}, true},
+		{netconn.Blocking, store.Options{Concurrency: 8 * perCPU, Requests: true, FlatOut: true}, true},
+		{netconn.Blocking, store.Options{Concurrency: 8 * perCPU, Requests: true}, false},
+		{netconn.Blocking, store.Options{Concurrency: 8 * perCPU}, false},
+		{netconn.Blocking, store.Options{Concurrency: 9 * perCPU, Requests: true, FlatOut: true}, false},
+		{netconn.Poller, store.Options{Concurrency: 1}, false},
+	} {
+		own, err := writeConnection("auto", c.mode, c.o, "test")
+		if err != nil || own != c.own {
+			t.Errorf("auto, %s, %d requesters (request phase %v, flat out %v): own %v (%v), want %v", c.mode, c.o.Concurrency, c.o.Requests, c.o.FlatOut, own, err, c.own)
+		}
 	}
-	many, err := writeConnection("auto", 1000, "test")
-	if err != nil || many {
-		t.Errorf("auto with 1000 requesters: own %v (%v), want shared", many, err)
-	}
-	if _, err := writeConnection("both", 1, "-D pg_write_connection"); err == nil || !strings.Contains(err.Error(), "use auto, own or shared") || !strings.Contains(err.Error(), "-D pg_write_connection") {
+	if _, err := writeConnection("both", netconn.Blocking, store.Options{Concurrency: 1}, "-D pg_write_connection"); err == nil || !strings.Contains(err.Error(), "use auto, own or shared") || !strings.Contains(err.Error(), "-D pg_write_connection") {
 		t.Errorf("a bad value: %v", err)
 	}
 }
