@@ -21,10 +21,9 @@ func (a *app) prepare() (e *env, close func(), err error) {
 }
 
 // connect opens the store for conc workers, requesters alone or not, flat
-// out or not (after
-// checking the file limit for value noun), takes its one-writer lock in
-// mode for command and serves live metrics; close undoes them in reverse
-// order.
+// out or not (after checking the file limit for value noun), takes its
+// one-writer lock in mode for command and serves live metrics; close
+// undoes them in reverse order.
 func (a *app) connect(ctx context.Context, e *env, conc int, requests, flatOut bool, noun string, value int, mode store.LockMode, command string) (st store.Store, close func(), err error) {
 	if err := e.checkFiles(conc, noun, value); err != nil {
 		return nil, nil, err

@@ -59,7 +59,7 @@ const autoLimitPerCPU = 4
 
 // Few reports whether users goroutines that use a store flat out are at
 // most autoLimitPerCPU per CPU: few enough for io_mode=auto's blocking
-// connections.
+// connections, and for a store's other choices that scale with them.
 func Few(users int) bool { return users <= autoLimitPerCPU*runtime.NumCPU() }
 
 // Blocks reports whether io_mode=auto gives blocking connections to
