@@ -36,7 +36,7 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 	// time (store.Options.Requests), and send the next at once unless
 	// paced (FlatOut).
 	requests := doRequest && !doLoad
-	flatOut := requests && cfg.RequestRate == 0 && cfg.ArrivalRate == 0 && cfg.Stages == ""
+	flatOut := requests && !cfg.Paced()
 	mode, command := store.LockRun, "run"
 	if doLoad {
 		mode, command = store.LockLoad, "load"

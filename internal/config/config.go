@@ -126,6 +126,11 @@ const (
 // (workload_semantics = corrected) instead of reproducing them.
 func (c *Config) Corrected() bool { return c.WorkloadSemantics == SemanticsCorrected }
 
+// Paced reports whether something sets the request phase's pace
+// (requestrate, arrival_rate or stages) instead of each requester sending
+// its next request as soon as it has its answer.
+func (c *Config) Paced() bool { return c.RequestRate > 0 || c.ArrivalRate > 0 || c.Stages != "" }
+
 // MultigetSpec is the size distribution of MULTIGET_LINK (keys
 // link_multiget_dist, link_multiget_dist_min/_max/_prob). When Enabled is
 // false every getlink asks for one id2.

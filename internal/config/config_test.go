@@ -327,3 +327,21 @@ func TestDerive(t *testing.T) {
 		t.Error("a load key derived for a phase")
 	}
 }
+
+// Paced is set by any of the three keys that pace a request phase, and by
+// none of them is not.
+func TestPaced(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{}, false},
+		{Config{RequestRate: 100}, true},
+		{Config{ArrivalRate: 8000}, true},
+		{Config{Stages: "1000:10"}, true},
+	} {
+		if got := c.cfg.Paced(); got != c.want {
+			t.Errorf("requestrate %v, arrival_rate %v, stages %q: Paced %v, want %v", c.cfg.RequestRate, c.cfg.ArrivalRate, c.cfg.Stages, got, c.want)
+		}
+	}
+}
