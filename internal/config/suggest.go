@@ -1,30 +1,39 @@
 package config
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Suggest returns the candidate closest to word by edit distance (case
 // insensitive), when it is close enough to be the word meant: at most one
-// edit for words of up to four letters, two up to eight, three beyond. A
-// word that is a prefix of a candidate ("maxid" for "maxid1") also counts.
+// edit for words of up to four letters, two up to eight, three beyond
+// ("maxid" finds "maxid1").
 func Suggest(word string, candidates []string) (string, bool) {
 	w := strings.ToLower(word)
-	best, bestD := "", -1
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		if lc == w {
-			continue
-		}
-		d := editDistance(w, lc)
-		if bestD < 0 || d < bestD || (d == bestD && c < best) {
-			best, bestD = c, d
-		}
-	}
 	limit := 1
 	switch {
 	case len(w) > 8:
 		limit = 3
 	case len(w) > 4:
 		limit = 2
+	}
+	// Lengths further apart than the limit are more edits apart than it, so
+	// a long word costs no letter-by-letter comparison.
+	wn := utf8.RuneCountInString(w)
+	best, bestD := "", -1
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if lc == w {
+			continue
+		}
+		if gap := wn - utf8.RuneCountInString(lc); gap > limit || -gap > limit {
+			continue
+		}
+		d := editDistance(w, lc)
+		if bestD < 0 || d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
+		}
 	}
 	if bestD < 0 || bestD > limit {
 		return "", false
