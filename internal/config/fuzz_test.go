@@ -7,7 +7,7 @@ import (
 
 // FuzzParseProperties: no input makes the parser or the config builder
 // panic; rejected input gives an error naming the file.
-// Reliability(input): any text as a .properties file | no panic; rejections name the file (seed corpus in testdata/fuzz; `make test` fuzzes each parser for 15 s)
+// Reliability(input): any text as a .properties file | no panic; rejections name the file (seed corpus in testdata/fuzz; `make test` fuzzes it with 100,000 inputs)
 func FuzzParseProperties(f *testing.F) {
 	f.Add("maxid1 = 100\nloaders: 2\n")
 	f.Add("k = \\u00zz\n")
