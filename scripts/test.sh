@@ -37,11 +37,13 @@ rc=${PIPESTATUS[0]}
 # A short fuzz run of each parser of user input (the seed corpora also run
 # as plain tests above). The runs are bounded by a count of inputs, not by
 # -fuzztime's wall clock: Go 1.26's coordinator can fail a timed run at its
-# deadline without any failing input (go.dev/issue/75804). A failure prints
-# the whole output, which names the input it wrote under testdata/fuzz.
+# deadline without any failing input (go.dev/issue/75804). Shrinking a new
+# interesting input is capped at 100 runs of it (by default it may take a
+# minute, which stalled these runs for up to 30 s). A failure prints the
+# whole output, which names the input it wrote under testdata/fuzz.
 fuzz() {
   local out
-  if ! out=$(go test -run '^$' -fuzz "^$1\$" -fuzztime "$2" -timeout 5m "$3" 2>&1); then
+  if ! out=$(go test -run '^$' -fuzz "^$1\$" -fuzztime "$2" -fuzzminimizetime 100x -timeout 5m "$3" 2>&1); then
     printf '%s\n' "$out"
     return 1
   fi
