@@ -16,10 +16,12 @@ type Collector struct {
 
 	mu      sync.Mutex
 	handles []*Handle
-	// spilled holds the full batches workers handed over between ticks
-	// (under spillMu, which a worker takes without holding its handle's).
+	// active holds the full batches workers handed over since the last
+	// tick (under spillMu, which a worker takes without holding its
+	// handle's). Tick swaps it with interval, so the spilled samples are
+	// not merged once more.
 	spillMu    sync.Mutex
-	spilled    [graph.NumOps]opRec
+	active     [graph.NumOps]opRec
 	start      time.Time
 	last       time.Time
 	interval   [graph.NumOps]opRec
@@ -55,11 +57,14 @@ func (c *Collector) NewHandle() *Handle {
 func (c *Collector) Restart(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var scratch [graph.NumOps]opRec
 	for _, h := range c.handles {
-		h.drainInto(&scratch)
+		h.discard()
 	}
-	c.takeSpilled(&scratch)
+	c.spillMu.Lock()
+	for i := range c.active {
+		c.active[i].reset()
+	}
+	c.spillMu.Unlock()
 	for i := range c.cumulative {
 		c.cumulative[i].reset()
 		c.interval[i].reset()
@@ -77,10 +82,12 @@ func (c *Collector) Tick(now time.Time) Interval {
 	for i := range c.interval {
 		c.interval[i].reset()
 	}
+	c.spillMu.Lock()
+	c.interval, c.active = c.active, c.interval
+	c.spillMu.Unlock()
 	for _, h := range c.handles {
 		h.drainInto(&c.interval)
 	}
-	c.takeSpilled(&c.interval)
 	iv := Interval{
 		Start:   c.last.Sub(c.start),
 		End:     now.Sub(c.start),
@@ -113,27 +120,11 @@ func (c *Collector) Tick(now time.Time) Interval {
 	return iv
 }
 
-// spill adds a worker's full batch of samples to the spilled histograms.
+// spill adds a worker's full batch of samples to the active histograms.
 func (c *Collector) spill(samples []sample) {
 	c.spillMu.Lock()
-	recordSamples(&c.spilled, samples, c.sigfigs, c.trackService)
+	recordSamples(&c.active, samples, c.sigfigs, c.trackService)
 	c.spillMu.Unlock()
-}
-
-// takeSpilled merges the spilled histograms into dst and resets them. The
-// caller holds c.mu.
-func (c *Collector) takeSpilled(dst *[graph.NumOps]opRec) {
-	c.spillMu.Lock()
-	defer c.spillMu.Unlock()
-	for i := range c.spilled {
-		r := &c.spilled[i]
-		if r.latency == nil || r.latency.TotalCount() == 0 {
-			continue
-		}
-		mergeHist(&dst[i].latency, r.latency, c.sigfigs)
-		mergeHist(&dst[i].service, r.service, c.sigfigs)
-		r.reset()
-	}
 }
 
 func isLoadOp(op graph.Op) bool {

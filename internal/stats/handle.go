@@ -172,6 +172,14 @@ func (h *Handle) RecordValue(op graph.Op, v int64) {
 	h.add(sample{latency: v, op: op, plain: true})
 }
 
+// discard drops this handle's counters and samples.
+func (h *Handle) discard() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.counts = [graph.NumOps]counts{}
+	h.batch = h.batch[:0]
+}
+
 // drainInto adds this handle's counters and samples to dst and resets
 // them. The caller holds the collector's mutex.
 func (h *Handle) drainInto(dst *[graph.NumOps]opRec) {

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -150,5 +151,69 @@ func TestWorkersKeepNoHistograms(t *testing.T) {
 	iv := c.Tick(start.Add(time.Second))
 	if want := int64(workers * graph.NumRequestOps * 100); iv.Count != want {
 		t.Errorf("interval count %d, want %d", iv.Count, want)
+	}
+}
+
+// TestPercentilesScanGivesMinAndMax: the 0th and 100th percentiles of the
+// one scan are what the histogram's own Min and Max walks give, for
+// latencies, for list lengths that start at 0, and for single values.
+func TestPercentilesScanGivesMinAndMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 200; trial++ {
+		h := histOf(nil, 3)
+		n := 1 + rng.IntN(1000)
+		for i := 0; i < n; i++ {
+			var v int64
+			switch trial % 3 {
+			case 0: // latencies, ns, log-normal around 0.3 ms
+				v = clamp(int64(3e5 * math.Exp(2*rng.NormFloat64())))
+			case 1: // list lengths, 0 included
+				v = int64(rng.IntN(10001))
+			default: // one value repeated
+				v = int64(trial) * 12345
+			}
+			_ = h.RecordValue(v)
+		}
+		p := percentiles(h, 1)
+		if p.Min != float64(h.Min()) || p.Max != float64(h.Max()) {
+			t.Fatalf("trial %d: scan min %v max %v, walks %d and %d", trial, p.Min, p.Max, h.Min(), h.Max())
+		}
+	}
+}
+
+// TestSpillsLandInTheirTick: a batch a worker hands over when it fills is
+// in the next tick's interval (not the one after), counted once in the
+// run, and gone after a Restart.
+func TestSpillsLandInTheirTick(t *testing.T) {
+	start := time.Unix(0, 0)
+	c := NewCollector(3, false, start)
+	h := c.NewHandle()
+	record := func(n int, ns int64) {
+		for i := 0; i < n; i++ {
+			h.Record(graph.GetNode, ns, ns, false, 0)
+		}
+	}
+	record(3*batchSize+5, 1e6) // three spills and 5 kept by the handle
+	iv := c.Tick(start.Add(time.Second))
+	if iv.Count != 3*batchSize+5 || iv.Ops[0].P50 < 0.99 || iv.Ops[0].P50 > 1.01 {
+		t.Fatalf("first interval: count %d, p50 %v ms", iv.Count, iv.Ops[0].P50)
+	}
+	record(batchSize, 2e6) // one spill
+	iv = c.Tick(start.Add(2 * time.Second))
+	if iv.Count != batchSize || iv.Ops[0].Min < 1.99 || iv.Ops[0].Max > 2.01 {
+		t.Fatalf("second interval: count %d, min %v max %v ms, want only the 2 ms batch", iv.Count, iv.Ops[0].Min, iv.Ops[0].Max)
+	}
+	if s := c.Summary()[0]; s.Count != 4*batchSize+5 || s.P50 > 1.01 || s.Max < 1.99 {
+		t.Fatalf("run: %+v", s)
+	}
+	record(batchSize+1, 9e6) // spilled and kept before the warm-up ends
+	c.Restart(start.Add(2 * time.Second))
+	record(2, 3e6)
+	iv = c.Tick(start.Add(3 * time.Second))
+	if iv.Count != 2 || iv.Ops[0].Max > 3.01 {
+		t.Fatalf("after the restart: count %d, max %v ms, want 2 ops of 3 ms", iv.Count, iv.Ops[0].Max)
+	}
+	if s := c.Summary()[0]; s.Count != 2 || s.Max > 3.01 {
+		t.Fatalf("run after the restart: %+v", s)
 	}
 }

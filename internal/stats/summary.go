@@ -52,7 +52,10 @@ type Interval struct {
 	Ops        []OpSummary `json:"ops"`
 }
 
-var quantiles = []float64{25, 50, 75, 90, 95, 99, 99.9}
+// quantiles are those of Percentiles in one scan of the counts: the 0th
+// is the histogram's Min and the 100th its Max (TestPercentilesScanGivesMinAndMax),
+// each of which would otherwise walk the buckets once more.
+var quantiles = []float64{0, 25, 50, 75, 90, 95, 99, 99.9, 100}
 
 func percentiles(h *hdr.Histogram, scale float64) Percentiles {
 	if h == nil || h.TotalCount() == 0 {
@@ -60,10 +63,10 @@ func percentiles(h *hdr.Histogram, scale float64) Percentiles {
 	}
 	v := h.ValueAtPercentilesSlice(quantiles)
 	return Percentiles{
-		Min: float64(h.Min()) / scale,
-		P25: float64(v[0]) / scale, P50: float64(v[1]) / scale, P75: float64(v[2]) / scale,
-		P90: float64(v[3]) / scale, P95: float64(v[4]) / scale, P99: float64(v[5]) / scale,
-		P999: float64(v[6]) / scale, Max: float64(h.Max()) / scale, Mean: h.Mean() / scale,
+		Min: float64(v[0]) / scale,
+		P25: float64(v[1]) / scale, P50: float64(v[2]) / scale, P75: float64(v[3]) / scale,
+		P90: float64(v[4]) / scale, P95: float64(v[5]) / scale, P99: float64(v[6]) / scale,
+		P999: float64(v[7]) / scale, Max: float64(v[8]) / scale, Mean: h.Mean() / scale,
 	}
 }
 
