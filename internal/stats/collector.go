@@ -8,7 +8,7 @@ import (
 	"github.com/linkbench/linkbench/internal/graph"
 )
 
-// Collector owns the worker handles and the cumulative histograms. Tick is
+// Collector owns the worker handles and the run's histograms. Tick is
 // called by one goroutine (the ticker); Handle creation may happen at any time.
 type Collector struct {
 	sigfigs      int
@@ -20,16 +20,18 @@ type Collector struct {
 	// tick (under spillMu, which a worker takes without holding its
 	// handle's). Tick swaps it with interval, so the spilled samples are
 	// not merged once more.
-	spillMu    sync.Mutex
-	active     [graph.NumOps]opRec
-	start      time.Time
-	last       time.Time
-	interval   [graph.NumOps]opRec
-	cumulative [graph.NumOps]opRec
-	series     []Interval
-	segments   []*segment
-	// window accumulates the intervals since the last TakeWindow.
+	spillMu  sync.Mutex
+	active   [graph.NumOps]opRec
+	start    time.Time
+	last     time.Time
+	interval [graph.NumOps]opRec
+	series   []Interval
+	segments []*segment
+	// window accumulates the intervals since the last TakeWindow, and
+	// settled the windows before it: the run is the two together (see
+	// run), so a tick merges its interval once, into the window.
 	window      [graph.NumOps]opRec
+	settled     [graph.NumOps]opRec
 	windowStart time.Time
 }
 
@@ -65,8 +67,8 @@ func (c *Collector) Restart(now time.Time) {
 		c.active[i].reset()
 	}
 	c.spillMu.Unlock()
-	for i := range c.cumulative {
-		c.cumulative[i].reset()
+	for i := range c.settled {
+		c.settled[i].reset()
 		c.interval[i].reset()
 		c.window[i].reset()
 	}
@@ -75,7 +77,7 @@ func (c *Collector) Restart(now time.Time) {
 }
 
 // Tick drains every handle into a new interval ending at now, appends its
-// summary to the series, adds it to the cumulative histograms, and returns it.
+// summary to the series, adds it to the run's histograms, and returns it.
 func (c *Collector) Tick(now time.Time) Interval {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -98,7 +100,6 @@ func (c *Collector) Tick(now time.Time) Interval {
 	secs := now.Sub(c.last).Seconds()
 	for i := range c.interval {
 		r := &c.interval[i]
-		c.cumulative[i].merge(r, c.sigfigs)
 		c.window[i].merge(r, c.sigfigs)
 		if r.empty() {
 			continue
@@ -155,14 +156,32 @@ func (c *Collector) Summary() []OpSummary {
 	defer c.mu.Unlock()
 	secs := c.last.Sub(c.start).Seconds()
 	var out []OpSummary
-	for i := range c.cumulative {
-		r := &c.cumulative[i]
+	for i := range c.settled {
+		r := c.run(i)
 		if r.empty() {
 			continue
 		}
-		out = append(out, summarize(graph.Op(i), r, secs))
+		out = append(out, summarize(graph.Op(i), &r, secs))
 	}
 	return out
+}
+
+// run returns op i's record since the start (or Restart) up to the last
+// tick: the settled windows and the open one, in histograms of its own.
+// The caller holds c.mu.
+func (c *Collector) run(i int) opRec {
+	var r opRec
+	r.merge(&c.settled[i], c.sigfigs)
+	r.merge(&c.window[i], c.sigfigs)
+	return r
+}
+
+// runCounts is op i's counters since the start (or Restart). The caller
+// holds c.mu.
+func (c *Collector) runCounts(i int) counts {
+	n := c.settled[i].counts
+	n.add(&c.window[i].counts)
+	return n
 }
 
 // Histograms returns copies of the cumulative latency histograms by op
@@ -171,9 +190,12 @@ func (c *Collector) Histograms() map[graph.Op]*hdr.Histogram {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := map[graph.Op]*hdr.Histogram{}
-	for i := range c.cumulative {
-		if h := c.cumulative[i].latency; h != nil && h.TotalCount() > 0 {
-			out[graph.Op(i)] = h.Clone()
+	for i := range c.settled {
+		var h *hdr.Histogram
+		mergeHist(&h, c.settled[i].latency, c.sigfigs)
+		mergeHist(&h, c.window[i].latency, c.sigfigs)
+		if h != nil {
+			out[graph.Op(i)] = h
 		}
 	}
 	return out
@@ -185,8 +207,8 @@ func (c *Collector) Reconnects() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var n int64
-	for i := range c.cumulative {
-		n += c.cumulative[i].reconnects
+	for i := range c.settled {
+		n += c.runCounts(i).reconnects
 	}
 	return n
 }
@@ -221,6 +243,7 @@ func (c *Collector) TakeWindow() Window {
 		}
 		op := graph.Op(i)
 		w.Ops = append(w.Ops, summarize(op, r, secs))
+		c.settled[i].merge(r, c.sigfigs)
 		if !countsAsOp(op) {
 			r.reset()
 			continue
@@ -250,8 +273,8 @@ func (c *Collector) Counters() [graph.NumOps]OpCounters {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out [graph.NumOps]OpCounters
-	for i := range c.cumulative {
-		r := &c.cumulative[i]
+	for i := range c.settled {
+		r := c.runCounts(i)
 		out[i] = OpCounters{Count: r.count, Errors: r.errors, Retries: r.retries, Reconnects: r.reconnects}
 	}
 	return out

@@ -217,3 +217,43 @@ func TestSpillsLandInTheirTick(t *testing.T) {
 		t.Fatalf("run after the restart: %+v", s)
 	}
 }
+
+// TestRunSpansWindows: the run's figures (Summary, Histograms, Counters,
+// Reconnects) cover the windows already taken and the open one, and
+// reading them changes nothing.
+func TestRunSpansWindows(t *testing.T) {
+	start := time.Unix(0, 0)
+	c := NewCollector(3, false, start)
+	h := c.NewHandle()
+	for i := 0; i < 10; i++ {
+		h.Record(graph.GetNode, 1e6, 1e6, false, 0)
+	}
+	h.RecordReconnect(graph.AddLink)
+	h.Record(graph.AddLink, 0, 0, true, 1)
+	c.Tick(start.Add(time.Second))
+	if w := c.TakeWindow(); w.Count != 10 {
+		t.Fatalf("first window: %d ops", w.Count)
+	}
+	for i := 0; i < 5; i++ {
+		h.Record(graph.GetNode, 4e6, 4e6, false, 0)
+	}
+	c.Tick(start.Add(2 * time.Second))
+	for round := 0; round < 2; round++ {
+		s := c.Summary()
+		if len(s) != 2 || s[1].Name != "GET_NODE" || s[1].Count != 15 || s[1].Max < 3.99 || s[1].P50 > 1.01 || s[0].Errors != 1 {
+			t.Fatalf("read %d: summary %+v", round, s)
+		}
+		if hs := c.Histograms(); len(hs) != 1 || hs[graph.GetNode].TotalCount() != 15 {
+			t.Fatalf("read %d: histograms %v", round, hs)
+		}
+		if n := c.Counters(); n[graph.GetNode].Count != 15 || n[graph.AddLink].Errors != 1 || n[graph.AddLink].Retries != 1 || c.Reconnects() != 1 {
+			t.Fatalf("read %d: counters %+v, reconnects %d", round, n, c.Reconnects())
+		}
+	}
+	if w := c.TakeWindow(); w.Count != 5 || w.All.P50 < 3.99 {
+		t.Fatalf("second window: %+v", w)
+	}
+	if s := c.Summary(); s[1].Count != 15 {
+		t.Fatalf("after the second window: %+v", s)
+	}
+}
