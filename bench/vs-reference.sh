@@ -57,7 +57,10 @@
 # PERF_MIX (extra settings for both drivers, e.g. "addlink=0 getnode=100 ..."
 # to price one op alone; with requestrate=N both drivers run at the same
 # rate and the latencies compared are service times, from the actual
-# send), PERF_AGAINST=baseline (before against after: BASELINE_BIN, an
+# send), PERF_LB_MIX (settings for linkbench alone, e.g. requestrate=N
+# to run it at the reference's measured throughput while the reference
+# runs flat out; its latencies are then service times too),
+# PERF_AGAINST=baseline (before against after: BASELINE_BIN, an
 # older linkbench, runs in the reference's column with linkbench's
 # settings; the reference is not needed). Each run also records the
 # server's CPU per request and the machine's idle share over the same
@@ -339,6 +342,11 @@ perf_once() {
   local args=(-D requesters="$n" -D requests=1000000000 -D maxtime="${PERF_TIME:-30}" -D warmup_time="${PERF_WARMUP:-10}")
   local d
   for d in ${PERF_MIX:-}; do args+=(-D "$d"); done
+  local mix="${PERF_MIX:-}"
+  if [ "$driver" = linkbench ]; then
+    for d in ${PERF_LB_MIX:-}; do args+=(-D "$d"); done
+    mix="$mix ${PERF_LB_MIX:-}"
+  fi
   local cmd
   case "$driver" in
     reference)
@@ -349,12 +357,12 @@ perf_once() {
       fi ;;
     linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
   esac
-  # Throttled (requestrate in PERF_MIX), linkbench times an op from its
-  # intended start and the reference from its actual one: the table then
-  # takes linkbench's service times from its results bundle.
+  # Throttled (requestrate in PERF_MIX or PERF_LB_MIX), linkbench times an
+  # op from its intended start and the reference from its actual one: the
+  # table then takes linkbench's service times from its results bundle.
   local service=()
   if [ "$driver" = linkbench ] || [ "${PERF_AGAINST:-reference}" = baseline ]; then
-    case " ${PERF_MIX:-} " in
+    case " $mix " in
       *" requestrate="*) rm -rf "$dir/results"; cmd+=(--results-dir "$dir/results"); service=(-service-from "$dir/results") ;;
       *) cmd+=(--no-results) ;;
     esac
