@@ -184,8 +184,8 @@ func (c *Collector) runCounts(i int) counts {
 	return n
 }
 
-// Histograms returns copies of the cumulative latency histograms by op
-// (nil entries for ops that never ran), for the HdrHistogram log.
+// Histograms returns the run's latency histograms by op, in histograms of
+// their own (no entry for an op that never ran), for the HdrHistogram log.
 func (c *Collector) Histograms() map[graph.Op]*hdr.Histogram {
 	c.mu.Lock()
 	defer c.mu.Unlock()
