@@ -6,27 +6,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/graph"
 )
 
 // BenchmarkCollectorSecond prices what the collector costs a request: one
 // iteration is one second of a run of 4 requesters at 18,000 requests/s
-// with the default mix (the PostgreSQL 4 cell of docs/performance.md),
-// every request recorded through its requester's handle, then the tick;
-// a progress window is taken every 10 s. ns/req is the whole cost divided
-// by the requests.
+// with the default mix (config/FBWorkload.properties; about the PostgreSQL
+// 4 cell of docs/performance.md), every request recorded through its
+// requester's handle, then the tick; a progress window is taken every
+// 10 s. ns/req is the whole cost divided by the requests.
 func BenchmarkCollectorSecond(b *testing.B) {
 	const requesters, perSecond = 4, 18000
-	mix := []struct {
-		op  graph.Op
-		pct float64
-		ms  float64 // median latency
-	}{
-		{graph.AddLink, 9, 0.5}, {graph.DeleteLink, 3, 0.5}, {graph.UpdateLink, 8, 0.5},
-		{graph.CountLink, 4.9, 0.08}, {graph.MultigetLink, 0.5, 0.15}, {graph.GetLinksList, 50.7, 0.2},
-		{graph.AddNode, 2.6, 0.5}, {graph.UpdateNode, 7.4, 0.5}, {graph.DeleteNode, 1, 0.5},
-		{graph.GetNode, 12.9, 0.07},
+	cfg, _, err := config.Load(config.Source{Defaults: map[string]string{"store": "memory", "workload_file": "config/FBWorkload.properties"}})
+	if err != nil {
+		b.Fatal(err)
 	}
+	// Median latencies (ms), about those of that cell.
+	medianMs := [graph.NumRequestOps]float64{}
+	for op := range medianMs {
+		medianMs[op] = 0.5 // writes
+	}
+	medianMs[graph.CountLink], medianMs[graph.MultigetLink], medianMs[graph.GetLinksList], medianMs[graph.GetNode] = 0.08, 0.15, 0.2, 0.07
 	type req struct {
 		op      graph.Op
 		latency int64
@@ -36,16 +37,16 @@ func BenchmarkCollectorSecond(b *testing.B) {
 	reqs := make([]req, perSecond)
 	for i := range reqs {
 		p := rng.Float64() * 100
-		m := mix[len(mix)-1]
-		for _, x := range mix {
-			if p < x.pct {
-				m = x
+		op := graph.Op(graph.NumRequestOps - 1)
+		for o, pct := range cfg.Mix {
+			if p < pct {
+				op = graph.Op(o)
 				break
 			}
-			p -= x.pct
+			p -= pct
 		}
 		// Log-normal around the median, sigma 1: a tail to tens of ms.
-		reqs[i] = req{op: m.op, latency: int64(m.ms * 1e6 * math.Exp(rng.NormFloat64())), rows: int64(rng.IntN(200))}
+		reqs[i] = req{op: op, latency: int64(medianMs[op] * 1e6 * math.Exp(rng.NormFloat64())), rows: int64(rng.IntN(200))}
 	}
 	start := time.Unix(1000, 0)
 	c := NewCollector(3, false, start)
