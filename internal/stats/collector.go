@@ -191,11 +191,8 @@ func (c *Collector) Histograms() map[graph.Op]*hdr.Histogram {
 	defer c.mu.Unlock()
 	out := map[graph.Op]*hdr.Histogram{}
 	for i := range c.settled {
-		var h *hdr.Histogram
-		mergeHist(&h, c.settled[i].latency, c.sigfigs)
-		mergeHist(&h, c.window[i].latency, c.sigfigs)
-		if h != nil {
-			out[graph.Op(i)] = h
+		if r := c.run(i); r.latency != nil {
+			out[graph.Op(i)] = r.latency
 		}
 	}
 	return out
