@@ -258,6 +258,10 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	if s.ownWrite {
 		d.Settings["write_connection"] = "own"
 	}
+	d.Settings["link_writes"] = "SELECT " + s.writeFunc() + "(...)"
+	if !s.useFunc {
+		d.Settings["link_writes"] = "client transaction (the write function's statements, up to five)"
+	}
 	for _, k := range []string{"fsync", "synchronous_commit", "full_page_writes", "shared_buffers", "wal_level", "default_transaction_isolation"} {
 		var val string
 		if err := s.pool.QueryRow(ctx, "SELECT current_setting($1)", k).Scan(&val); err == nil {

@@ -3,12 +3,14 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/netconn"
@@ -27,6 +29,9 @@ type stmt struct{ name, sql string }
 
 type queries struct {
 	write, multiget, list, count, addNode, getNode, updNode, delNode stmt
+	// The write function's statements, for link writes sent from the
+	// client (pg_write_function = false).
+	begin, commit, readLink, insLink, updLink, hideLink, delLink, upsertCount stmt
 }
 
 func (s *Store) buildQueries() queries {
@@ -41,6 +46,17 @@ func (s *Store) buildQueries() queries {
 		getNode: stmt{"lb_get_node", "SELECT version, time, data FROM " + t.Node + " WHERE id = $1 AND type = $2"},
 		updNode: stmt{"lb_update_node", "UPDATE " + t.Node + " SET version = $1, time = $2, data = $3 WHERE id = $4 AND type = $5"},
 		delNode: stmt{"lb_delete_node", "DELETE FROM " + t.Node + " WHERE id = $1 AND type = $2"},
+
+		begin:    stmt{"lb_begin", "BEGIN"},
+		commit:   stmt{"lb_commit", "COMMIT"},
+		readLink: stmt{"lb_read_link", "SELECT visibility, data, time, version FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = $3 FOR UPDATE"},
+		insLink: stmt{"lb_insert_link", "INSERT INTO " + t.Link + " (id1, id2, link_type, visibility, data, time, version) VALUES ($1, $2, $3, $4, $5, $6, $7)" +
+			" ON CONFLICT DO NOTHING"},
+		updLink:  stmt{"lb_update_link", "UPDATE " + t.Link + " SET visibility = $1, data = $2, time = $3, version = $4 WHERE link_type = $5 AND id1 = $6 AND id2 = $7"},
+		hideLink: stmt{"lb_hide_link", "UPDATE " + t.Link + " SET visibility = 0 WHERE link_type = $1 AND id1 = $2 AND id2 = $3"},
+		delLink:  stmt{"lb_delete_link", "DELETE FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = $3"},
+		upsertCount: stmt{"lb_upsert_count", "INSERT INTO " + t.Count + " AS c (id, link_type, count, time, version) VALUES ($1, $2, GREATEST($3, 0), $4, 1)" +
+			" ON CONFLICT (id, link_type) DO UPDATE SET count = GREATEST(c.count + $3, 0), time = $4, version = c.version + 1"},
 	}
 }
 
@@ -189,6 +205,37 @@ func exec(ctx context.Context, cs conns, st *stmt, args []arg, each func(row) er
 		return pgconn.CommandTag{}, err
 	}
 	defer cs.put(c)
+	ectx, ic, err := armed(ctx, c)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	if ic != nil {
+		defer ic.Disarm()
+	}
+	return run(ctx, ectx, c, nil, st, args, each)
+}
+
+// armed is the context to run statements on c with. A blocking
+// connection watches ctx itself (at its tick, as it does the deadline pgx
+// would set on cancellation), so pgconn is given a context it need not
+// watch; the connection is returned armed, for the caller to disarm.
+func armed(ctx context.Context, c *pgxpool.Conn) (context.Context, netconn.Interruptible, error) {
+	ic, ok := c.Conn().PgConn().Conn().(netconn.Interruptible)
+	if !ok || ctx.Done() == nil {
+		return ctx, nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	ic.Arm(ctx.Done())
+	return context.Background(), ic, nil
+}
+
+// run runs st with args on c, as exec does; ectx is the context of its
+// execution (armed). With first not nil, first (no parameters, no rows:
+// BEGIN) is sent in the same message, as a JDBC driver sends a
+// transaction's BEGIN with its first statement.
+func run(ctx, ectx context.Context, c *pgxpool.Conn, first, st *stmt, args []arg, each func(row) error) (pgconn.CommandTag, error) {
 	sd, err := c.Conn().Prepare(ctx, st.name, st.sql)
 	if err != nil {
 		return pgconn.CommandTag{}, err
@@ -200,30 +247,53 @@ func exec(ctx context.Context, cs conns, st *stmt, args []arg, each func(row) er
 		return pgconn.CommandTag{}, fmt.Errorf("%s: %w", st.name, err)
 	}
 	pc := c.Conn().PgConn()
-	// A blocking connection watches ctx itself (at its tick, as it does
-	// the deadline pgx would set on cancellation), so pgconn is given a
-	// context it need not watch.
-	ectx := ctx
-	if ic, ok := pc.Conn().(netconn.Interruptible); ok && ctx.Done() != nil {
-		if err := ctx.Err(); err != nil {
+	var (
+		rr  *pgconn.ResultReader
+		mrr *pgconn.MultiResultReader
+	)
+	if first != nil {
+		fd, err := c.Conn().Prepare(ctx, first.name, first.sql)
+		if err != nil {
 			return pgconn.CommandTag{}, err
 		}
-		ic.Arm(ctx.Done())
-		defer ic.Disarm()
-		ectx = context.Background()
+		var b pgconn.Batch
+		b.ExecStatement(fd, nil, nil, nil)
+		b.ExecStatement(sd, vals, binary9[:len(vals)], binary9[:len(sd.Fields)])
+		mrr = pc.ExecBatch(ectx, &b)
+		for i := range 2 {
+			if !mrr.NextResult() {
+				return pgconn.CommandTag{}, errors.Join(mrr.Close(), fmt.Errorf("%s: the server sent %d results of 2", st.name, i))
+			}
+			if i == 0 {
+				if _, err := mrr.ResultReader().Close(); err != nil {
+					return pgconn.CommandTag{}, errors.Join(err, mrr.Close())
+				}
+			}
+		}
+		rr = mrr.ResultReader()
+	} else {
+		rr = pc.ExecStatement(ectx, sd, vals, binary9[:len(vals)], binary9[:len(sd.Fields)])
 	}
-	rr := pc.ExecStatement(ectx, sd, vals, binary9[:len(vals)], binary9[:len(sd.Fields)])
 	if each != nil {
 		r := row{fds: sd.Fields}
 		for rr.NextRow() {
 			r.v = rr.Values()
 			if err := each(r); err != nil {
 				rr.Close()
+				if mrr != nil {
+					mrr.Close()
+				}
 				return pgconn.CommandTag{}, err
 			}
 		}
 	}
-	return rr.Close()
+	tag, err := rr.Close()
+	if mrr != nil {
+		if cerr := mrr.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return tag, err
 }
 
 // link reads id2 from column id2c and data, time and version from

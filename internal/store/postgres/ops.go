@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
 )
@@ -19,7 +20,15 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
+// write runs one link write: mode 0 upsert inserting first, 1 hide, 2
+// expunge, upsertReadFirst upsert reading first. It returns 0 unchanged /
+// 1 inserted / 2 updated for upserts, 0 absent / 1 existed for deletes.
 func (s *Store) write(ctx context.Context, id1, lt, id2 int64, vis uint8, data []byte, tm int64, ver int32, mode int) (int, error) {
+	if !s.useFunc {
+		l := graph.Link{ID1: id1, LinkType: lt, ID2: id2, Visibility: vis, Data: data, Time: tm, Version: ver}
+		res, err := s.clientWrite(ctx, &l, mode)
+		return res, classify(err)
+	}
 	res := -1
 	_, err := exec(ctx, s.wconns, &s.q.write, []arg{num(id1), num(lt), num(id2), num(int64(vis)), blob(data), num(tm), num(int64(ver)), num(nowMs()), num(int64(mode))},
 		func(r row) (err error) {
@@ -32,6 +41,125 @@ func (s *Store) write(ctx context.Context, id1, lt, id2 int64, vis uint8, data [
 		err = fmt.Errorf("%s returned %d, want 0, 1 or 2", s.writeFunc(), res)
 	}
 	return res, classify(err)
+}
+
+// clientWrite is write as a client transaction of the write function's
+// statements, in its order (pg_write_function = false): the link row read
+// for update or inserted first, then written, the count row upserted last,
+// then COMMIT; one round trip each, BEGIN sent with the first. A failed
+// transaction is rolled back on its connection, which stays usable.
+func (s *Store) clientWrite(ctx context.Context, l *graph.Link, mode int) (res int, err error) {
+	c, err := s.wconns.get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer s.wconns.put(c)
+	ectx, ic, err := armed(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	if ic != nil {
+		defer ic.Disarm()
+	}
+	begin := &s.q.begin
+	do := func(st *stmt, args []arg, each func(row) error) (pgconn.CommandTag, error) {
+		tag, err := run(ctx, ectx, c, begin, st, args, each)
+		begin = nil
+		return tag, err
+	}
+	defer func() {
+		if pc := c.Conn().PgConn(); err != nil && !pc.IsClosed() && pc.TxStatus() != 'I' {
+			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if _, rerr := pc.Exec(rctx, "ROLLBACK").ReadAll(); rerr != nil {
+				pc.Close(rctx) // the pool replaces it
+			}
+			cancel()
+		}
+	}()
+	res, err = s.linkStatements(l, mode, do)
+	if err == nil {
+		_, err = do(&s.q.commit, nil, nil)
+	}
+	return res, err
+}
+
+// linkStatements are clientWrite's statements but COMMIT, each run by do.
+func (s *Store) linkStatements(l *graph.Link, mode int, do func(*stmt, []arg, func(row) error) (pgconn.CommandTag, error)) (int, error) {
+	key := []arg{num(l.LinkType), num(l.ID1), num(l.ID2)}
+	var old graph.Link
+	found := false
+	read := func() error {
+		_, err := do(&s.q.readLink, key, func(r row) error {
+			vis, err := r.int(0)
+			if err != nil {
+				return err
+			}
+			d, err := r.bytes(1)
+			if err != nil {
+				return err
+			}
+			tm, err := r.int(2)
+			if err != nil {
+				return err
+			}
+			ver, err := r.int(3)
+			old, found = graph.Link{Visibility: uint8(vis), Data: append([]byte{}, d...), Time: tm, Version: int32(ver)}, true
+			return err
+		})
+		return err
+	}
+	if mode != 0 {
+		if err := read(); err != nil {
+			return 0, err
+		}
+	}
+	var delta int64
+	res := 1
+	if mode == 0 || mode == upsertReadFirst {
+		if !found {
+			tag, err := do(&s.q.insLink, []arg{num(l.ID1), num(l.ID2), num(l.LinkType), num(int64(l.Visibility)), blob(l.Data), num(l.Time), num(int64(l.Version))}, nil)
+			if err != nil {
+				return 0, err
+			}
+			if tag.RowsAffected() == 0 {
+				// The key exists (or a concurrent insert of it committed first).
+				if err := read(); err != nil {
+					return 0, err
+				}
+				if !found {
+					return 0, graph.Transient(errors.New("the link vanished between insert and read; try again"))
+				}
+			}
+		}
+		var wr graph.WriteResult
+		wr, delta = graph.WriteOutcome(found, old, l)
+		res = int(wr)
+		if found && wr == graph.Updated {
+			if _, err := do(&s.q.updLink, []arg{num(int64(l.Visibility)), blob(l.Data), num(l.Time), num(int64(l.Version)), key[0], key[1], key[2]}, nil); err != nil {
+				return 0, err
+			}
+		}
+		if !graph.WritesCount(found, delta) {
+			return res, nil
+		}
+	} else {
+		if !found {
+			return 0, nil
+		}
+		var err error
+		switch {
+		case mode == 2:
+			_, err = do(&s.q.delLink, key, nil)
+		case old.Visibility == graph.VisibilityDefault:
+			_, err = do(&s.q.hideLink, key, nil)
+		}
+		if err != nil || old.Visibility != graph.VisibilityDefault {
+			return res, err
+		}
+		delta = -1
+	}
+	_, err := do(&s.q.upsertCount, []arg{num(l.ID1), num(l.LinkType), num(delta), num(nowMs())}, nil)
+	return res, err
 }
 
 // upsertReadFirst is the write function's mode for UPDATE_LINK, which

@@ -36,6 +36,7 @@ func init() {
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
+			{Name: "pg_write_function", Default: "true", Doc: "link writes in one call of the function linkbench_write_<linktable> (made by init); false: the function's statements from the client in one transaction, as the reference sends its own (BEGIN with the first statement, then one round trip each, COMMIT last)"},
 			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own on blocking connections up to 4 requesters per CPU, 8 in a request phase run alone and flat out; else shared)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
@@ -60,6 +61,7 @@ type Store struct {
 	conns      conns                     // where request statements get their connection
 	wconns     conns                     // where writes get theirs: conns, or a session's second one
 	ownWrite   bool                      // pg_write_connection resolved: a session's writes on their own connection
+	useFunc    bool                      // pg_write_function: link writes in one call of the write function
 	// listBuf, in a session, is the buffer its list reads copy the rows'
 	// data into, kept for the next list; nil on the shared store, whose
 	// lists each get a new one.
@@ -150,6 +152,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	useFunc, err := store.Bool(p, "pg_write_function", true)
+	if err != nil {
+		return nil, err
+	}
 	cfg.ConnConfig.DialFunc = netconn.Dialer{Mode: mode, Timeout: cfg.ConnConfig.ConnectTimeout}.DialContext
 	s := &Store{
 		addr:       net.JoinHostPort(cfg.ConnConfig.Host, fmt.Sprint(cfg.ConnConfig.Port)),
@@ -158,6 +164,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		raw:        store.TableNames(p),
 		ioMode:     mode,
 		ownWrite:   ownWrite,
+		useFunc:    useFunc,
 		release:    func() {},
 		lockConn:   new(atomic.Pointer[pgx.Conn]),
 	}

@@ -47,12 +47,13 @@ func fresh(t *testing.T, extra store.MapProps) *Store {
 }
 
 // TestConformance runs the suite with a session's writes on their own
-// connection and on the connection of its reads.
+// connection and on the connection of its reads, and with link writes
+// sent from the client (pg_write_function = false).
 func TestConformance(t *testing.T) {
-	for _, wc := range []string{"own", "shared"} {
-		t.Run(wc, func(t *testing.T) {
+	for _, c := range []struct{ name, wc, fn string }{{"own", "own", "true"}, {"shared", "shared", "true"}, {"client-writes", "own", "false"}} {
+		t.Run(c.name, func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) store.Store {
-				s := fresh(t, store.MapProps{"pg_write_connection": wc})
+				s := fresh(t, store.MapProps{"pg_write_connection": c.wc, "pg_write_function": c.fn})
 				if err := s.Init(context.Background(), false); err != nil {
 					t.Fatal(err)
 				}
@@ -689,5 +690,42 @@ func TestConcurrentSharersAreNotRefused(t *testing.T) {
 		if n > 0 {
 			t.Errorf("%s: %d of %d locks refused beside processes of the same phase", mode, n, procs*rounds)
 		}
+	}
+}
+
+// TestClientWriteFailureKeepsItsConnection: with pg_write_function =
+// false a link write that fails after its BEGIN (here the count row's
+// upsert overflows) is rolled back on its connection, which the session
+// keeps for its next write; the link it inserted is gone.
+func TestClientWriteFailureKeepsItsConnection(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, store.MapProps{"pg_write_connection": "own", "pg_write_function": "false"})
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, "INSERT INTO "+s.t.Count+" (id, link_type, count, time, version) VALUES (1, 1, 2147483647, 0, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	sess := s.Session().(*Store)
+	defer sess.Close()
+	w := sess.wconns.(*held)
+	if _, err := sess.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 9, Visibility: graph.VisibilityDefault}); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("adding a link to a full count: %v, want integer out of range", err)
+	}
+	kept := w.c
+	if kept == nil || kept.Conn().PgConn().IsClosed() || kept.Conn().PgConn().TxStatus() != 'I' {
+		t.Fatal("the failed write's connection was not kept idle")
+	}
+	if got, err := sess.MultigetLinks(ctx, 1, 1, []int64{9}, nil); err != nil || len(got) != 0 {
+		t.Fatalf("the failed write's link: %v (%v), want none", got, err)
+	}
+	if _, err := sess.AddLink(ctx, &graph.Link{ID1: 2, LinkType: 1, ID2: 9, Visibility: graph.VisibilityDefault}); err != nil {
+		t.Fatal(err)
+	}
+	if w.c != kept {
+		t.Error("the next write took another connection")
+	}
+	if d, err := s.Describe(ctx); err != nil || !strings.HasPrefix(d.Settings["link_writes"], "client transaction") {
+		t.Errorf("Describe says link_writes %q (%v)", d.Settings["link_writes"], err)
 	}
 }
