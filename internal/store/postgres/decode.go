@@ -31,7 +31,7 @@ type queries struct {
 	write, multiget, list, count, addNode, getNode, updNode, delNode stmt
 	// The write function's statements, for link writes sent from the
 	// client (pg_write_function = false).
-	begin, commit, readLink, insLink, updLink, hideLink, delLink, upsertCount stmt
+	begin, commit, readLink, readVis, insLink, updLink, hideLink, delLink, upsertCount stmt
 }
 
 func (s *Store) buildQueries() queries {
@@ -50,6 +50,7 @@ func (s *Store) buildQueries() queries {
 		begin:    stmt{"lb_begin", "BEGIN"},
 		commit:   stmt{"lb_commit", "COMMIT"},
 		readLink: stmt{"lb_read_link", "SELECT visibility, data, time, version FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = $3 FOR UPDATE"},
+		readVis:  stmt{"lb_read_visibility", "SELECT visibility FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = $3 FOR UPDATE"},
 		insLink: stmt{"lb_insert_link", "INSERT INTO " + t.Link + " (id1, id2, link_type, visibility, data, time, version) VALUES ($1, $2, $3, $4, $5, $6, $7)" +
 			" ON CONFLICT DO NOTHING"},
 		updLink:  stmt{"lb_update_link", "UPDATE " + t.Link + " SET visibility = $1, data = $2, time = $3, version = $4 WHERE link_type = $5 AND id1 = $6 AND id2 = $7"},

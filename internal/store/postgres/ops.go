@@ -88,10 +88,17 @@ func (s *Store) linkStatements(l *graph.Link, mode int, do func(*stmt, []arg, fu
 	key := []arg{num(l.LinkType), num(l.ID1), num(l.ID2)}
 	var old graph.Link
 	found := false
+	upsert := mode == 0 || mode == upsertReadFirst
+	// A delete reads the visibility alone, as the reference's does.
+	rd := &s.q.readVis
+	if upsert {
+		rd = &s.q.readLink
+	}
 	read := func() error {
-		_, err := do(&s.q.readLink, key, func(r row) error {
+		_, err := do(rd, key, func(r row) error {
 			vis, err := r.int(0)
-			if err != nil {
+			if err != nil || !upsert {
+				old.Visibility, found = uint8(vis), err == nil
 				return err
 			}
 			d, err := r.bytes(1)
@@ -115,7 +122,7 @@ func (s *Store) linkStatements(l *graph.Link, mode int, do func(*stmt, []arg, fu
 	}
 	var delta int64
 	res := 1
-	if mode == 0 || mode == upsertReadFirst {
+	if upsert {
 		if !found {
 			tag, err := do(&s.q.insLink, []arg{num(l.ID1), num(l.ID2), num(l.LinkType), num(int64(l.Visibility)), blob(l.Data), num(l.Time), num(int64(l.Version))}, nil)
 			if err != nil {

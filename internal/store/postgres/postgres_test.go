@@ -729,3 +729,47 @@ func TestClientWriteFailureKeepsItsConnection(t *testing.T) {
 		t.Errorf("Describe says link_writes %q (%v)", d.Settings["link_writes"], err)
 	}
 }
+
+// TestClientDeleteReadsTheVisibilityAlone: with pg_write_function =
+// false a DELETE_LINK reads the link's visibility for update and nothing
+// else, as the reference's does; an upsert that reads first reads the
+// whole row (its result compares the data).
+func TestClientDeleteReadsTheVisibilityAlone(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, store.MapProps{"pg_write_connection": "own", "pg_write_function": "false"})
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	sess := s.Session().(*Store)
+	defer sess.Close()
+	prepared := func() string {
+		var names []string
+		rows, err := sess.wconns.(*held).c.Query(ctx, "SELECT name FROM pg_prepared_statements WHERE name LIKE 'lb_read%' ORDER BY name")
+		if err == nil {
+			names, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(names, " ")
+	}
+	l := graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault}
+	if _, err := sess.AddLink(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if existed, err := sess.DeleteLink(ctx, 1, 1, 2, false); err != nil || !existed {
+		t.Fatalf("delete: %v, %v", existed, err)
+	}
+	if got := prepared(); got != "lb_read_visibility" {
+		t.Errorf("after an add and a delete the write connection prepared %q, want lb_read_visibility", got)
+	}
+	if _, err := sess.UpdateLink(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if got := prepared(); got != "lb_read_link lb_read_visibility" {
+		t.Errorf("after an update too: %q, want lb_read_link lb_read_visibility", got)
+	}
+	if n, err := sess.CountLinks(ctx, 1, 1); err != nil || n != 1 {
+		t.Errorf("count %d (%v), want 1", n, err)
+	}
+}
