@@ -54,6 +54,17 @@ func (s *Store) clientWrite(ctx context.Context, l *graph.Link, mode int) (res i
 		return 0, err
 	}
 	defer s.wconns.put(c)
+	// Deferred before the arming below, so it runs once the connection is
+	// disarmed again.
+	defer func() {
+		if pc := c.Conn().PgConn(); err != nil && !pc.IsClosed() && pc.TxStatus() != 'I' {
+			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if _, rerr := pc.Exec(rctx, "ROLLBACK").ReadAll(); rerr != nil {
+				pc.Close(rctx) // the pool replaces it
+			}
+			cancel()
+		}
+	}()
 	ectx, ic, err := armed(ctx, c)
 	if err != nil {
 		return 0, err
@@ -67,15 +78,6 @@ func (s *Store) clientWrite(ctx context.Context, l *graph.Link, mode int) (res i
 		begin = nil
 		return tag, err
 	}
-	defer func() {
-		if pc := c.Conn().PgConn(); err != nil && !pc.IsClosed() && pc.TxStatus() != 'I' {
-			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if _, rerr := pc.Exec(rctx, "ROLLBACK").ReadAll(); rerr != nil {
-				pc.Close(rctx) // the pool replaces it
-			}
-			cancel()
-		}
-	}()
 	res, err = s.linkStatements(l, mode, do)
 	if err == nil {
 		_, err = do(&s.q.commit, nil, nil)
