@@ -220,66 +220,37 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 }
 
 // linkStatements are a link write's statements in a client transaction,
-// those of the procedure in its order: the link row is read or written
-// first, the count row upserted last. on gives each statement of st as
-// the transaction runs it.
+// those of the procedure in its order (sqlstore.WriteLink). on gives each
+// statement of st as the transaction runs it.
 func (s *Store) linkStatements(ctx context.Context, on func(*sql.Stmt) *sql.Stmt, st *stmts, l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
-	var (
-		old   graph.Link
-		found bool
-		err   error
-	)
-	read := func() { old, found, err = sqlstore.ReadLink(ctx, on(st.getLink), l) }
-	if mode != graph.WriteUpsert || readFirst {
-		if read(); err != nil {
-			return 0, err
-		}
+	exec := func(p *sql.Stmt, args ...any) error {
+		_, err := on(p).ExecContext(ctx, args...)
+		return err
 	}
-	var delta int64
-	res := 1
-	if mode == graph.WriteUpsert {
-		if !found {
-			_, err = on(st.insLink).ExecContext(ctx, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
+	return sqlstore.WriteLink(sqlstore.LinkSteps{
+		Read: func() (graph.Link, bool, error) { return sqlstore.ReadLink(ctx, on(st.getLink), l) },
+		Insert: func() (bool, error) {
+			err := exec(st.insLink, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
 			if isMySQLError(err, 1062) {
-				// The failed insert holds the row's shared lock: it is
-				// still there.
-				if read(); err == nil && !found {
-					err = &gomysql.MySQLError{Number: 1213, Message: "the link vanished between insert and read; try again"}
-				}
+				return true, nil // the failed insert holds the row's shared lock
 			}
-			if err != nil {
-				return 0, err
-			}
-		}
-		var wr graph.WriteResult
-		wr, delta = graph.WriteOutcome(found, old, l)
-		res = int(wr)
-		if found && wr == graph.Updated {
-			if _, err := on(st.updLink).ExecContext(ctx, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2); err != nil {
-				return 0, err
-			}
-		}
-		if !graph.WritesCount(found, delta) {
-			return res, nil
-		}
-	} else {
-		if !found {
-			return 0, nil
-		}
-		switch {
-		case mode == graph.WriteExpunge:
-			_, err = on(st.delLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
-		case old.Visibility == graph.VisibilityDefault:
-			_, err = on(st.hideLink).ExecContext(ctx, l.LinkType, l.ID1, l.ID2)
-		}
-		if err != nil || old.Visibility != graph.VisibilityDefault {
-			return res, err
-		}
-		delta = -1
-	}
-	_, err = on(st.upsertCount).ExecContext(ctx, l.ID1, l.LinkType, delta, nowMs(), delta)
-	return res, err
+			return false, err
+		},
+		Update: func() error {
+			return exec(st.updLink, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2)
+		},
+		Hide:    func() error { return exec(st.hideLink, l.LinkType, l.ID1, l.ID2) },
+		Expunge: func() error { return exec(st.delLink, l.LinkType, l.ID1, l.ID2) },
+		Count:   func(delta int64) error { return exec(st.upsertCount, l.ID1, l.LinkType, delta, nowMs(), delta) },
+		// A server's answer, as a deadlock is: the session keeps its
+		// connections (answered) and the write is retried.
+		Vanished: errVanished,
+	}, l, mode, readFirst)
 }
+
+// errVanished is a client link write's error when the link its insert
+// found was gone when read.
+var errVanished = &gomysql.MySQLError{Number: 1213, Message: sqlstore.VanishedMessage}
 
 func (s *Store) upsert(ctx context.Context, l *graph.Link, readFirst, report bool) (_ graph.WriteResult, err error) {
 	ctx, done := s.detach(ctx)

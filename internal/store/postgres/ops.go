@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -85,90 +86,58 @@ func (s *Store) clientWrite(ctx context.Context, l *graph.Link, mode int) (res i
 	return res, err
 }
 
-// linkStatements are clientWrite's statements but COMMIT, each run by do.
+// linkStatements are clientWrite's statements but COMMIT
+// (sqlstore.WriteLink), each run by do.
 func (s *Store) linkStatements(l *graph.Link, mode int, do func(*stmt, []arg, func(row) error) (pgconn.CommandTag, error)) (int, error) {
 	key := []arg{num(l.LinkType), num(l.ID1), num(l.ID2)}
-	var old graph.Link
-	found := false
 	upsert := mode == 0 || mode == upsertReadFirst
 	// A delete reads the visibility alone, as the reference's does.
 	rd := &s.q.readVis
+	wm := graph.WriteMode(mode) // 1 hide, 2 expunge
 	if upsert {
-		rd = &s.q.readLink
+		rd, wm = &s.q.readLink, graph.WriteUpsert
 	}
-	read := func() error {
-		_, err := do(rd, key, func(r row) error {
-			vis, err := r.int(0)
-			if err != nil || !upsert {
-				old.Visibility, found = uint8(vis), err == nil
-				return err
-			}
-			d, err := r.bytes(1)
-			if err != nil {
-				return err
-			}
-			tm, err := r.int(2)
-			if err != nil {
-				return err
-			}
-			ver, err := r.int(3)
-			old, found = graph.Link{Visibility: uint8(vis), Data: append([]byte{}, d...), Time: tm, Version: int32(ver)}, true
-			return err
-		})
+	exec := func(st *stmt, args ...arg) error {
+		_, err := do(st, args, nil)
 		return err
 	}
-	if mode != 0 {
-		if err := read(); err != nil {
-			return 0, err
-		}
-	}
-	var delta int64
-	res := 1
-	if upsert {
-		if !found {
+	return sqlstore.WriteLink(sqlstore.LinkSteps{
+		Read: func() (old graph.Link, found bool, err error) {
+			_, err = do(rd, key, func(r row) error {
+				vis, err := r.int(0)
+				if err != nil || !upsert {
+					old.Visibility, found = uint8(vis), err == nil
+					return err
+				}
+				d, err := r.bytes(1)
+				if err != nil {
+					return err
+				}
+				tm, err := r.int(2)
+				if err != nil {
+					return err
+				}
+				ver, err := r.int(3)
+				old, found = graph.Link{Visibility: uint8(vis), Data: append([]byte{}, d...), Time: tm, Version: int32(ver)}, true
+				return err
+			})
+			return old, found, err
+		},
+		Insert: func() (bool, error) {
 			tag, err := do(&s.q.insLink, []arg{num(l.ID1), num(l.ID2), num(l.LinkType), num(int64(l.Visibility)), blob(l.Data), num(l.Time), num(int64(l.Version))}, nil)
-			if err != nil {
-				return 0, err
-			}
-			if tag.RowsAffected() == 0 {
-				// The key exists (or a concurrent insert of it committed first).
-				if err := read(); err != nil {
-					return 0, err
-				}
-				if !found {
-					return 0, graph.Transient(errors.New("the link vanished between insert and read; try again"))
-				}
-			}
-		}
-		var wr graph.WriteResult
-		wr, delta = graph.WriteOutcome(found, old, l)
-		res = int(wr)
-		if found && wr == graph.Updated {
-			if _, err := do(&s.q.updLink, []arg{num(int64(l.Visibility)), blob(l.Data), num(l.Time), num(int64(l.Version)), key[0], key[1], key[2]}, nil); err != nil {
-				return 0, err
-			}
-		}
-		if !graph.WritesCount(found, delta) {
-			return res, nil
-		}
-	} else {
-		if !found {
-			return 0, nil
-		}
-		var err error
-		switch {
-		case mode == 2:
-			_, err = do(&s.q.delLink, key, nil)
-		case old.Visibility == graph.VisibilityDefault:
-			_, err = do(&s.q.hideLink, key, nil)
-		}
-		if err != nil || old.Visibility != graph.VisibilityDefault {
-			return res, err
-		}
-		delta = -1
-	}
-	_, err := do(&s.q.upsertCount, []arg{num(l.ID1), num(l.LinkType), num(delta), num(nowMs())}, nil)
-	return res, err
+			// ON CONFLICT DO NOTHING inserts no row when the key exists (or
+			// a concurrent insert of it committed first).
+			return err == nil && tag.RowsAffected() == 0, err
+		},
+		Update: func() error {
+			return exec(&s.q.updLink, num(int64(l.Visibility)), blob(l.Data), num(l.Time), num(int64(l.Version)), key[0], key[1], key[2])
+		},
+		Hide:    func() error { return exec(&s.q.hideLink, key...) },
+		Expunge: func() error { return exec(&s.q.delLink, key...) },
+		Count: func(delta int64) error {
+			return exec(&s.q.upsertCount, num(l.ID1), num(l.LinkType), num(delta), num(nowMs()))
+		},
+	}, l, wm, mode == upsertReadFirst)
 }
 
 // upsertReadFirst is the write function's mode for UPDATE_LINK, which
