@@ -73,6 +73,10 @@
 # run's profile/profile.tsv: CPU µs per request of
 # the driver, the server and anything else, function by function
 # (`go run ./bench/vsref profdiff A B` sets two side by side).
+# PERF_SCHED=1 records the scheduler's events on every CPU (perf sched
+# record) over the first 3 s of that window and adds to the tables what
+# woke the server's and the driver's threads, per request, and how long
+# each then waited for a core (its sched/sched.data stays).
 # No statement log is on. docs/performance.md records the figures.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -370,6 +374,7 @@ perf_once() {
   local server=postgres
   [ "$store" = postgres ] || server=mariadbd
   [ "${PERF_PROFILE:-0}" = 1 ] && service+=(-profile "$dir/profile")
+  [ "${PERF_SCHED:-0}" = 1 ] && service+=(-sched "$dir/sched")
   # The server's counters over the server's window (vsref counterdiff);
   # MariaDB's levels (pages held, memory, threads) are left out, their
   # change per request meaning nothing.

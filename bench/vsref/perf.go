@@ -46,6 +46,11 @@ type Perf struct {
 	// server did for a request, where its CPU alone cannot say.
 	ServerCounters map[string]float64 `json:"server_counters_per_request,omitempty"`
 	Ops            map[string]OpPerf  `json:"ops"`
+	// Sched is what woke the server's and the driver's threads over a
+	// slice at the start of the measured window and how long each then
+	// waited for a core (-sched, PERF_SCHED=1), keyed "server woken by
+	// the driver" and so on (sched.go).
+	Sched map[string]SchedWake `json:"sched,omitempty"`
 	// ServiceTime says the ops' latencies are service times (from the
 	// actual send) read from linkbench's results bundle: a throttled
 	// linkbench times its ops from their intended start, the reference
@@ -102,6 +107,8 @@ func perfCmd(args []string) error {
 	serviceFrom := fs.String("service-from", "", "linkbench's results directory: take each op's mean and p99 from the service times of its one bundle")
 	counters := fs.String("counters", "", "a shell command printing the server's counters, a name and a number per line; run at both ends of the server's window")
 	profileDir := fs.String("profile", "", "sample every CPU with perf record over the server's window and write DIR/profile.tsv, CPU µs per request by program and function")
+	schedDir := fs.String("sched", "", "record the scheduler's events on every CPU with perf sched record over -sched-window from the warm-up's end, and keep what woke the server's and the driver's threads and how long each waited for a core")
+	schedWindow := fs.Duration("sched-window", 3*time.Second, "how long -sched records (its data grows by about 13 MB a second at 15,000 requests a second)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -143,6 +150,8 @@ func perfCmd(args []string) error {
 	var tA, tB time.Time
 	var prof *profiler
 	var profErr error
+	var sched *schedRecorder
+	var schedErr error
 	sc := bufio.NewScanner(pr)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -154,6 +163,9 @@ func perfCmd(args []string) error {
 			srvA = take()
 			if *profileDir != "" {
 				prof, profErr = startProfile(*profileDir, *serverWindow, cmd.Process.Pid, namedPIDs(*server))
+			}
+			if *schedDir != "" {
+				sched, schedErr = startSched(*schedDir, *schedWindow, cmd.Process.Pid, namedPIDs(*server))
 			}
 			time.AfterFunc(*serverWindow, func() { srvB <- take() })
 		case rePhaseDone.MatchString(line):
@@ -226,6 +238,16 @@ func perfCmd(args []string) error {
 	}
 	if profErr != nil {
 		return fmt.Errorf("%s: profile: %v", *label, profErr)
+	}
+	if sched != nil && schedErr == nil {
+		if p.WindowSec <= schedWindow.Seconds() {
+			schedErr = fmt.Errorf("the phase ended within the recording's window")
+		} else {
+			p.Sched, schedErr = sched.finish(p.RequestsPerS)
+		}
+	}
+	if schedErr != nil {
+		return fmt.Errorf("%s: sched: %v", *label, schedErr)
 	}
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {

@@ -122,6 +122,7 @@ func perfTable(w io.Writer, title string, paths []string) error {
 		closedLoop(w, ns, func(d string, n int) []Perf { return runs[key{d, n}] })
 	}
 	historyShares(w, ns, func(d string, n int) []Perf { return runs[key{d, n}] })
+	schedWaits(w, ns, func(d string, n int) []Perf { return runs[key{d, n}] })
 	if len(failed) == 0 {
 		fmt.Fprintln(w, "\nlinkbench <= reference in every cell (throughput, CPU per request, every op's mean latency; RSS <= 1/3)")
 	} else {
@@ -210,6 +211,52 @@ func historyShares(w io.Writer, ns []int, runs func(driver string, n int) []Perf
 			header = true
 		}
 		fmt.Fprintf(w, "%10d | %8.3f %8.3f\n", n, ref, lb)
+	}
+}
+
+// schedWaits prints, per cell, the medians of the runs' Sched: what woke
+// the server's and the driver's threads, how often per request, and how
+// long each then waited for a core. A commit's wait for its log flush
+// ends with such a wake-up, so where the writes differ and the flushes do
+// not, this is where the time goes.
+func schedWaits(w io.Writer, ns []int, runs func(driver string, n int) []Perf) {
+	header := false
+	for _, n := range ns {
+		ref, lb := runs("reference", n), runs("linkbench", n)
+		kinds := map[string]bool{}
+		for _, r := range append(append([]Perf(nil), ref...), lb...) {
+			for k := range r.Sched {
+				kinds[k] = true
+			}
+		}
+		if len(kinds) == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(w, "\nwake-ups per request and the wait for a core after each, us (perf sched, medians; >100: the share that waited 100 us or more)\n%10s %-34s | %8s %8s %6s | %8s %8s %6s\n",
+				"requesters", "threads", "ref /req", "wait", ">100", "lb /req", "wait", ">100")
+			header = true
+		}
+		ks := make([]string, 0, len(kinds))
+		for k := range kinds {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		cell := func(rs []Perf, k string) string {
+			var per, wait, over []float64
+			for _, r := range rs {
+				if s, ok := r.Sched[k]; ok {
+					per, wait, over = append(per, s.PerRequest), append(wait, s.MeanDelayUs), append(over, s.Over100Pct)
+				}
+			}
+			if len(per) == 0 {
+				return fmt.Sprintf("%8s %8s %6s", "-", "-", "-")
+			}
+			return fmt.Sprintf("%8.3f %8.1f %5.1f%%", median(per), median(wait), median(over))
+		}
+		for _, k := range ks {
+			fmt.Fprintf(w, "%10d %-34s | %s | %s\n", n, k, cell(ref, k), cell(lb, k))
+		}
 	}
 }
 
