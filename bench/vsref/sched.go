@@ -126,7 +126,9 @@ var reTimehist = regexp.MustCompile(`^\s*[0-9.]+\s+\[\d+\]\s+(.*?\])\s+(?:awaken
 // the server's threads, what woke it (or that it was preempted) and how
 // long it waited for a core, per request of the slice, keyed "server
 // woken by the driver" and so on. A thread's first run in the slice has
-// no known cause and is left out.
+// no known cause and is left out, as is a run whose wake-up the record
+// does not show (a thread woken before it had left its core; about 7 %
+// of the backends' runs at 4 requesters on PostgreSQL).
 func schedWakes(r io.Reader, requests float64, program func(pid int) string) (map[string]SchedWake, error) {
 	if requests <= 0 {
 		return nil, fmt.Errorf("sched: no requests in the window")
