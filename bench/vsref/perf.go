@@ -108,7 +108,7 @@ func perfCmd(args []string) error {
 	counters := fs.String("counters", "", "a shell command printing the server's counters, a name and a number per line; run at both ends of the server's window")
 	profileDir := fs.String("profile", "", "sample every CPU with perf record over the server's window and write DIR/profile.tsv, CPU µs per request by program and function")
 	schedDir := fs.String("sched", "", "record the scheduler's events on every CPU with perf sched record over -sched-window from the warm-up's end, and keep what woke the server's and the driver's threads and how long each waited for a core")
-	schedWindow := fs.Duration("sched-window", 3*time.Second, "how long -sched records (its data grows by about 13 MB a second at 15,000 requests a second)")
+	schedWindow := fs.Duration("sched-window", 3*time.Second, "how long -sched records (its data grows by about 14 MB a second at 15,000 requests a second)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -216,9 +216,10 @@ func historyShares(w io.Writer, ns []int, runs func(driver string, n int) []Perf
 
 // schedWaits prints, per cell, the medians of the runs' Sched: what woke
 // the server's and the driver's threads, how often per request, and how
-// long each then waited for a core. A commit's wait for its log flush
-// ends with such a wake-up, so where the writes differ and the flushes do
-// not, this is where the time goes.
+// long each then waited for a core. A backend's wait for a lock or for
+// its commit's log flush ends with such a wake-up ("woken otherwise"), so
+// this is the part of an op's time that the scheduler, not the server's
+// work, sets beside each driver.
 func schedWaits(w io.Writer, ns []int, runs func(driver string, n int) []Perf) {
 	header := false
 	for _, n := range ns {
