@@ -24,45 +24,24 @@ const profileHz = 999
 // profiler samples every CPU of the machine (perf record -a) over the
 // server's window of a run, so the driver's and the server's time can be
 // split by function and set against the requests of the same window.
-type profiler struct {
-	dir    string
-	cmd    *exec.Cmd
-	done   chan struct{}
-	driver int          // the driver's process id
-	server map[int]bool // the server's, when the window began
-}
+type profiler struct{ *recording }
 
 // startProfile starts perf record for window; the data goes to dir.
 func startProfile(dir string, window time.Duration, driver int, server []int) (*profiler, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	secs := strconv.FormatFloat(window.Seconds(), 'f', 3, 64)
-	cmd := exec.Command("perf", "record", "-q", "-a", "-F", strconv.Itoa(profileHz), "-o", filepath.Join(dir, "perf.data"), "--", "sleep", secs)
-	log, err := os.Create(filepath.Join(dir, "perf-record.out"))
+	r, err := startRecording(dir, "perf-record.out", "PERF_PROFILE", window, driver, server,
+		"record", "-q", "-a", "-F", strconv.Itoa(profileHz), "-o", filepath.Join(dir, "perf.data"))
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		return nil, fmt.Errorf("perf record: %w (PERF_PROFILE needs perf, and root or kernel.perf_event_paranoid <= 0)", err)
-	}
-	p := &profiler{dir: dir, cmd: cmd, done: make(chan struct{}), driver: driver, server: map[int]bool{}}
-	for _, pid := range server {
-		p.server[pid] = true
-	}
-	go func() { cmd.Wait(); log.Close(); close(p.done) }()
-	return p, nil
+	return &profiler{r}, nil
 }
 
 // finish waits for the recording and writes profile.tsv: CPU µs per
 // request of every (program, object, symbol), the largest first, after a
 // total per program. requests is the number served in the window.
 func (p *profiler) finish(requests float64) error {
-	<-p.done
-	if !p.cmd.ProcessState.Success() {
-		return fmt.Errorf("perf record failed; see %s", filepath.Join(p.dir, "perf-record.out"))
+	if err := p.wait(); err != nil {
+		return err
 	}
 	sc := exec.Command("perf", "script", "-i", filepath.Join(p.dir, "perf.data"), "-F", "comm,pid,ip,sym,dso")
 	out, err := sc.StdoutPipe()
@@ -91,11 +70,8 @@ func (p *profiler) finish(requests float64) error {
 // program names who ran a sample: the driver, the server, or (anything
 // else on the machine) the thread's command name.
 func (p *profiler) program(pid int, comm string) string {
-	switch {
-	case pid == p.driver:
-		return "driver"
-	case p.server[pid]:
-		return "server"
+	if w := p.whose(pid); w != "" {
+		return w
 	}
 	return comm
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -42,36 +41,18 @@ const (
 // schedRecorder records the kernel's scheduler events on every CPU (perf
 // sched record) over a slice of a run's measured window.
 type schedRecorder struct {
-	dir    string
-	cmd    *exec.Cmd
-	done   chan struct{}
+	*recording
 	window time.Duration
-	driver int
-	server map[int]bool
 }
 
 // startSched starts perf sched record for window; the data goes to dir.
 func startSched(dir string, window time.Duration, driver int, server []int) (*schedRecorder, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	secs := strconv.FormatFloat(window.Seconds(), 'f', 3, 64)
-	cmd := exec.Command("perf", "sched", "record", "-a", "-o", filepath.Join(dir, "sched.data"), "--", "sleep", secs)
-	log, err := os.Create(filepath.Join(dir, "sched-record.out"))
+	r, err := startRecording(dir, "sched-record.out", "PERF_SCHED", window, driver, server,
+		"sched", "record", "-a", "-o", filepath.Join(dir, "sched.data"))
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		return nil, fmt.Errorf("perf sched record: %w (PERF_SCHED needs perf, and root or kernel.perf_event_paranoid <= 0)", err)
-	}
-	s := &schedRecorder{dir: dir, cmd: cmd, done: make(chan struct{}), window: window, driver: driver, server: map[int]bool{}}
-	for _, pid := range server {
-		s.server[pid] = true
-	}
-	go func() { cmd.Wait(); log.Close(); close(s.done) }()
-	return s, nil
+	return &schedRecorder{r, window}, nil
 }
 
 // finish waits for the recording and reads it back with perf sched
@@ -79,9 +60,8 @@ func startSched(dir string, window time.Duration, driver int, server []int) (*sc
 // requestsPerS times its length. It returns the wake-ups by "program
 // cause" (schedWakes); sched.data stays for perf sched's other readouts.
 func (s *schedRecorder) finish(requestsPerS float64) (map[string]SchedWake, error) {
-	<-s.done
-	if !s.cmd.ProcessState.Success() {
-		return nil, fmt.Errorf("perf sched record failed; see %s", filepath.Join(s.dir, "sched-record.out"))
+	if err := s.wait(); err != nil {
+		return nil, err
 	}
 	cmd := exec.Command("perf", "sched", "timehist", "-w", "--state", "-i", filepath.Join(s.dir, "sched.data"))
 	out, err := cmd.StdoutPipe()
@@ -91,24 +71,12 @@ func (s *schedRecorder) finish(requestsPerS float64) (map[string]SchedWake, erro
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("perf sched timehist: %w", err)
 	}
-	wakes, perr := schedWakes(out, requestsPerS*s.window.Seconds(), s.program)
+	wakes, perr := schedWakes(out, requestsPerS*s.window.Seconds(), s.whose)
 	io.Copy(io.Discard, out)
 	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("perf sched timehist: %w", err)
 	}
 	return wakes, perr
-}
-
-// program names a process: the driver, the server, or "" for anything
-// else (whose threads' runs are not counted).
-func (s *schedRecorder) program(pid int) string {
-	switch {
-	case pid == s.driver:
-		return "driver"
-	case s.server[pid]:
-		return "server"
-	}
-	return ""
 }
 
 // reTask is a thread in perf sched timehist's output: its command name
