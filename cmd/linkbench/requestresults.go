@@ -57,6 +57,7 @@ func (a *app) requestResults(ctx context.Context, e *env, st store.Store, res *w
 	r.Threads = res.Threads
 	r.Intervals = res.Series
 	r.Stages, r.MaxBacklog = res.Stages, res.MaxBacklog
+	r.PaceLagSec, r.PaceUncounted, r.PaceFellBehind = res.PaceLag.Seconds(), res.PaceUncounted, res.FellBehind()
 	r.WarmupSec = cfg.WarmupTime.Seconds()
 	a.loopResults(e, r, o.loops)
 	for _, st := range res.Stages {
@@ -70,6 +71,10 @@ func (a *app) requestResults(ctx context.Context, e *env, st store.Store, res *w
 	}
 	if res.MaxBacklog >= 1 {
 		e.log.Warnf("the store fell behind the arrival schedule by up to %.0f requests; latencies include that queueing", res.MaxBacklog)
+	}
+	if cfg.RequestRate > 0 && res.FellBehind() {
+		e.log.Warnf("the requesters fell behind their pace (requestrate = %g per requester): ops were sent up to %s after their intended start, and latency from the intended start includes that wait (the service times, from the actual send, are in the results bundle); %d ops due during the warm-up were sent after it and are not counted, so the store served %d requests in the measured time, not %d",
+			cfg.RequestRate, res.PaceLag.Round(time.Millisecond), res.PaceUncounted, res.Requests+res.PaceUncounted, res.Requests)
 	}
 	return r, errors.Join(csvErr, a.writeBundle(e, r, res.Collector))
 }

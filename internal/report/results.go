@@ -98,6 +98,15 @@ type Results struct {
 	// MaxBacklog is the largest open-loop backlog seen (requests due but
 	// not started): non-zero when the store could not keep up.
 	MaxBacklog float64 `json:"max_backlog,omitempty"`
+	// PaceLagSec is the longest a paced or open-loop op waited between its
+	// intended start and its send, and PaceUncounted the ops sent after
+	// the warm-up that were due during it, which are not counted: the
+	// store served Totals.Requests + PaceUncounted requests in the
+	// measured time. PaceFellBehind says the requesters lost their
+	// schedule (workload.RequestResult.FellBehind).
+	PaceLagSec     float64 `json:"pace_lag_sec,omitempty"`
+	PaceUncounted  int64   `json:"pace_uncounted,omitempty"`
+	PaceFellBehind bool    `json:"pace_fell_behind,omitempty"`
 	// SizeBefore is the store size on disk when the phase started.
 	SizeBefore int64 `json:"size_before_bytes,omitempty"`
 	// WorkloadSemantics is the request phase's workload_semantics:

@@ -140,6 +140,15 @@ type RequestResult struct {
 	// MaxBacklog is the largest number of arrivals that were due but not
 	// yet started at a tick of an open-loop run: how far the store lagged.
 	MaxBacklog float64
+	// PaceLag is the longest a paced or open-loop op of the measured time
+	// waited between its intended start and its send: a requester behind
+	// its schedule sends its ops back to back until it catches up.
+	// PaceUncounted counts the ops sent after the warm-up that were due
+	// during it: an op belongs to the part of the run its intended start
+	// falls in, so they are not recorded, and requests/s is that much
+	// below what the store served in the measured time.
+	PaceLag       time.Duration
+	PaceUncounted int64
 	// Reconnects are the requests that failed on a lost connection.
 	Reconnects int64
 	// TimedOut counts the operations abandoned after op_timeout or at the
@@ -154,6 +163,15 @@ type RequestResult struct {
 	// Lost, when set, says that the store stopped answering and never came
 	// back before the end of the phase.
 	Lost *LostServer
+}
+
+// FellBehind reports whether the requesters of a paced or open-loop run
+// lost their schedule: an op was sent a second or more after its
+// intended start, or the ops due in the warm-up and sent after it are 1 %
+// or more of the counted requests. A requester that keeps its pace sends
+// each op within a wake-up of its intended start.
+func (r *RequestResult) FellBehind() bool {
+	return r.PaceLag >= time.Second || r.PaceUncounted*100 >= max(r.Requests, 1)
 }
 
 // Running is the number of requesters running now (for live metrics).
@@ -353,6 +371,8 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 			t.OpsPerSec = float64(q.done) / s
 		}
 		res.Threads = append(res.Threads, t)
+		res.PaceLag = max(res.PaceLag, q.paceLag)
+		res.PaceUncounted += q.paceUncounted
 		if res.LastError == nil || q.stoppedOnFails {
 			if q.lastErr != nil {
 				res.LastError = q.lastErr
@@ -597,11 +617,14 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 		}
 		if !intended.Before(measureFrom) {
 			q.handle.Record(op, int64(end.Sub(intended)), int64(end.Sub(sent)), err != nil, q.lastRetries)
+			q.paceLag = max(q.paceLag, sent.Sub(intended))
 			q.done++
 			if op == graph.GetLinksList {
 				q.listRequests++
 			}
 			counts.done.Add(1)
+		} else if !sent.Before(measureFrom) {
+			q.paceUncounted++ // due in the warm-up, sent after it
 		}
 		if err == nil {
 			q.lastOK, q.failStreak = end, 0

@@ -235,3 +235,43 @@ func TestTimedRegionIsTheStoreCall(t *testing.T) {
 		})
 	}
 }
+
+// TestPacedRunThatFallsBehind: requesters paced at 1,000 ops/s whose every
+// op takes 5 ms to draw cannot keep their schedule. The ops they send
+// after the warm-up that were due during it are not recorded but counted
+// in PaceUncounted, and the run says it fell behind. Ops drawn at once
+// keep a pace of 200/s: over 2 s, only a wake-up 20 ms late at the end of
+// the warm-up would leave 1 % of them uncounted.
+func TestPacedRunThatFallsBehind(t *testing.T) {
+	for _, slow := range []bool{true, false} {
+		rate, measured := "1000", 300*time.Millisecond
+		if !slow {
+			rate, measured = "200", 2*time.Second
+		}
+		p := loadMemory(t, openMemory(t), "requesters=2", "maxtime=60", "warmup_time=0", "requestrate="+rate,
+			"addlink=0", "deletelink=0", "updatelink=0", "countlink=0", "getlink=0", "getlinklist=0",
+			"getnode=0", "addnode=100", "updatenode=0", "deletenode=0")
+		p.Config.WarmupTime, p.Config.MaxTime = 100*time.Millisecond, measured
+		if slow {
+			p.Gens.NodeAdd = slowGen{5 * time.Millisecond}
+		}
+		res, err := p.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slow {
+			if res.FellBehind() {
+				t.Errorf("on time: reported behind (%d uncounted of %d, lag %s)", res.PaceUncounted, res.Requests, res.PaceLag)
+			}
+			continue
+		}
+		// 2 requesters sent about 20 ops each in the warm-up, due in its
+		// first 20 ms, and about 60 each after it, all due in the warm-up.
+		if res.PaceUncounted < 20 || res.Requests > res.PaceUncounted {
+			t.Errorf("behind: %d ops uncounted, %d counted; want most of the measured time's sends uncounted", res.PaceUncounted, res.Requests)
+		}
+		if !res.FellBehind() {
+			t.Errorf("behind: not reported (%d uncounted of %d, lag %s)", res.PaceUncounted, res.Requests, res.PaceLag)
+		}
+	}
+}

@@ -84,6 +84,12 @@ type requester struct {
 	lastErr        error
 	stoppedOnFails bool
 
+	// paceLag is the longest a paced requester sent a measured op after
+	// its intended start; paceUncounted counts the ops it sent after the
+	// warm-up that were due during it (not recorded, see run).
+	paceLag       time.Duration
+	paceUncounted int64
+
 	// watch is the requester's operation deadline (see watchdog); lastOK
 	// and lastFail are the ends of its last success and failure, for the
 	// end-of-phase verdict on the server; returned is set when its loop
