@@ -56,6 +56,17 @@ type Perf struct {
 	// linkbench times its ops from their intended start, the reference
 	// from the actual one.
 	ServiceTime bool `json:"service_time,omitempty"`
+	// Uncounted are the ops a paced linkbench sent in the measured time
+	// that were due during the warm-up: its output leaves them out (an op
+	// belongs to the part of the run its intended start falls in), the
+	// reference counts every op sent after its warm-up, so they are added
+	// back to Requests in RequestsPerS and the figures per request.
+	// PaceLagSec is the longest an op waited past its intended start, and
+	// FellBehind says the requesters lost their schedule (from the
+	// results bundle).
+	Uncounted  int64   `json:"pace_uncounted,omitempty"`
+	PaceLagSec float64 `json:"pace_lag_sec,omitempty"`
+	FellBehind bool    `json:"pace_fell_behind,omitempty"`
 	// HistoryQueries and ListRequests add up what each requester of either
 	// driver prints as "history queries = X/Y": its list reads that went on
 	// past a remembered full page (the warm-up's included, as both drivers
@@ -212,7 +223,7 @@ func perfCmd(args []string) error {
 	}
 	p.CPUSec = cpuB - cpuA
 	p.WindowSec = tB.Sub(tA).Seconds()
-	p.CPUPerReqUs = p.CPUSec * 1e6 / float64(p.Requests)
+	p.CPUPerReqUs = p.CPUSec * 1e6 / float64(p.Requests+p.Uncounted)
 	select {
 	case b := <-srvB:
 		w := serverWindow.Seconds()
@@ -295,6 +306,10 @@ func serviceTimes(dir string, p *Perf) error {
 	if !p.ServiceTime {
 		return fmt.Errorf("%s has no service times (linkbench keeps them when requestrate > 0)", found[0])
 	}
+	if r.PaceUncounted > 0 && p.Requests > 0 {
+		p.RequestsPerS *= float64(p.Requests+r.PaceUncounted) / float64(p.Requests)
+	}
+	p.Uncounted, p.PaceLagSec, p.FellBehind = r.PaceUncounted, r.PaceLagSec, r.PaceFellBehind
 	return nil
 }
 

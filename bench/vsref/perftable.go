@@ -72,6 +72,10 @@ func perfTable(w io.Writer, title string, paths []string) error {
 					fmt.Fprintf(w, "%s, %d requesters, run %d: %d requests not answered by maxtime + maxtime_grace, counted as errors (the phase lasted %.0f s)\n",
 						d, n, i+1, r.TimedOut, r.Seconds)
 				}
+				if r.FellBehind {
+					fmt.Fprintf(w, "%s, %d requesters, run %d: fell behind its pace (ops sent up to %.1f s after their intended start); the %d ops it sent after the warm-up that were due during it are counted here, as the reference counts, not in its own output\n",
+						d, n, i+1, r.PaceLagSec, r.Uncounted)
+				}
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,5 +51,45 @@ func TestServiceTimesReplaceLatencies(t *testing.T) {
 	}
 	if !p.ServiceTime {
 		t.Error("ServiceTime not set")
+	}
+}
+
+// A paced linkbench run that fell behind its schedule sent ops in the
+// measured time that were due in the warm-up; its output leaves them out,
+// the reference counts every op sent after its warm-up, so its rate here
+// counts them, and the table says the run fell behind.
+func TestPacedRunBehindCountsItsSends(t *testing.T) {
+	dir := t.TempDir()
+	bundle := filepath.Join(dir, "20261127-155633-request")
+	if err := os.MkdirAll(bundle, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := fmt.Sprintf(`{"schema_version": %d, "phase": "request", "pace_lag_sec": 4.2, "pace_uncounted": 250, "pace_fell_behind": true,
+		"ops": [{"op": "GET_NODE", "mean_ms": 4060, "service": {"mean_ms": 3.4, "p99_ms": 13}}]}`, report.SchemaVersion)
+	if err := os.WriteFile(filepath.Join(bundle, "summary.json"), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Perf{Label: "linkbench", Requesters: 64, Requests: 1000, Seconds: 10, RequestsPerS: 100,
+		Ops: map[string]OpPerf{"GET_NODE": {Count: 1000, MeanMs: 4060}}}
+	if err := serviceTimes(dir, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.RequestsPerS != 125 || p.Uncounted != 250 || !p.FellBehind {
+		t.Fatalf("RequestsPerS %v, Uncounted %d, FellBehind %v; want 125 (1,250 sent in 10 s), 250, true", p.RequestsPerS, p.Uncounted, p.FellBehind)
+	}
+	js, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "lb.json")
+	if err := os.WriteFile(path, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := perfTable(&b, "t", []string{path}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "linkbench, 64 requesters, run 1: fell behind its pace (ops sent up to 4.2 s after their intended start); the 250 ops"; !strings.Contains(b.String(), want) {
+		t.Errorf("the table does not say the run fell behind:\n%s", b.String())
 	}
 }
