@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
@@ -73,8 +74,8 @@ func (a *app) requestResults(ctx context.Context, e *env, st store.Store, res *w
 		e.log.Warnf("the store fell behind the arrival schedule by up to %.0f requests; latencies include that queueing", res.MaxBacklog)
 	}
 	if cfg.RequestRate > 0 && res.FellBehind() {
-		e.log.Warnf("the requesters fell behind their pace (requestrate = %g per requester): ops were sent up to %s after their intended start, and latency from the intended start includes that wait (the service times, from the actual send, are in the results bundle); %d ops due during the warm-up were sent after it and are not counted, so the store served %d requests in the measured time, not %d",
-			cfg.RequestRate, res.PaceLag.Round(time.Millisecond), res.PaceUncounted, res.Requests+res.PaceUncounted, res.Requests)
+		e.log.Warnf("the requesters fell behind their pace (%d × requestrate %s = %.0f requests/s): ops went out up to %s after their intended start (latency from the intended start includes that wait; the service times are in the results bundle), and the %d ops due in the warm-up but sent after it are not counted: the store served %d requests in the measured time, %d counted. Lower requestrate to measure at a pace the store keeps",
+			cfg.Requesters, strconv.FormatFloat(cfg.RequestRate, 'f', -1, 64), float64(cfg.Requesters)*cfg.RequestRate, res.PaceLag.Round(time.Millisecond), res.PaceUncounted, res.Requests+res.PaceUncounted, res.Requests)
 	}
 	return r, errors.Join(csvErr, a.writeBundle(e, r, res.Collector))
 }

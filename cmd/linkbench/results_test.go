@@ -203,3 +203,28 @@ func summaryTSV(t *testing.T, bundle string, n int) [][]string {
 	t.Logf("%s\n%s", filepath.Base(bundle), b)
 	return out
 }
+
+// TestPaceFallenBehindIsReported: a requester asked for ten million ops a
+// second cannot keep its schedule, so the run warns that it fell behind,
+// names what the store served beside what was counted, and its results
+// bundle says so.
+func TestPaceFallenBehindIsReported(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, err := runApp("--results-dir", dir, "-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=5001",
+		"-D", "nlinks_func=const", "-D", "nlinks_default=5", "-D", "requesters=1", "-D", "maxtime=1", "-D", "warmup_time=1", "-D", "requestrate=10000000", "-l", "-r")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(errOut, "the requesters fell behind their pace (1 × requestrate 10000000 = 10000000 requests/s): ops went out up to ") ||
+		!strings.Contains(errOut, "Lower requestrate") {
+		t.Errorf("no warning that the pace was lost:\n%s", errOut)
+	}
+	r, err := report.ReadBundle(onlyBundle(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.PaceFellBehind || r.PaceUncounted == 0 || r.PaceLagSec < 0.5 {
+		t.Errorf("results: pace_fell_behind %v, pace_uncounted %d, pace_lag_sec %v; want true, the ops due in the warm-up, and the second they lagged by",
+			r.PaceFellBehind, r.PaceUncounted, r.PaceLagSec)
+	}
+}

@@ -140,8 +140,8 @@ type RequestResult struct {
 	// MaxBacklog is the largest number of arrivals that were due but not
 	// yet started at a tick of an open-loop run: how far the store lagged.
 	MaxBacklog float64
-	// PaceLag is the longest a paced or open-loop op of the measured time
-	// waited between its intended start and its send: a requester behind
+	// PaceLag is the longest a paced or open-loop op sent in the measured
+	// time waited between its intended start and its send: a requester behind
 	// its schedule sends its ops back to back until it catches up.
 	// PaceUncounted counts the ops sent after the warm-up that were due
 	// during it: an op belongs to the part of the run its intended start
@@ -617,7 +617,6 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 		}
 		if !intended.Before(measureFrom) {
 			q.handle.Record(op, int64(end.Sub(intended)), int64(end.Sub(sent)), err != nil, q.lastRetries)
-			q.paceLag = max(q.paceLag, sent.Sub(intended))
 			q.done++
 			if op == graph.GetLinksList {
 				q.listRequests++
@@ -625,6 +624,9 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 			counts.done.Add(1)
 		} else if !sent.Before(measureFrom) {
 			q.paceUncounted++ // due in the warm-up, sent after it
+		}
+		if !sent.Before(measureFrom) {
+			q.paceLag = max(q.paceLag, sent.Sub(intended))
 		}
 		if err == nil {
 			q.lastOK, q.failStreak = end, 0

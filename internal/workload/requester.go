@@ -84,9 +84,10 @@ type requester struct {
 	lastErr        error
 	stoppedOnFails bool
 
-	// paceLag is the longest a paced requester sent a measured op after
-	// its intended start; paceUncounted counts the ops it sent after the
-	// warm-up that were due during it (not recorded, see run).
+	// paceLag is the longest a paced requester sent an op after its
+	// intended start in the measured time; paceUncounted counts the ops
+	// it sent after the warm-up that were due during it (not recorded,
+	// see run).
 	paceLag       time.Duration
 	paceUncounted int64
 
