@@ -140,9 +140,10 @@ type RequestResult struct {
 	// MaxBacklog is the largest number of arrivals that were due but not
 	// yet started at a tick of an open-loop run: how far the store lagged.
 	MaxBacklog float64
-	// PaceLag is the longest a paced or open-loop op sent in the measured
-	// time waited between its intended start and its send: a requester behind
-	// its schedule sends its ops back to back until it catches up.
+	// PaceLag is the longest a paced or open-loop op sent in the
+	// measured time waited between its intended start and its send: a
+	// requester behind its schedule sends its ops back to back until it
+	// catches up.
 	// PaceUncounted counts the ops sent after the warm-up that were due
 	// during it: an op belongs to the part of the run its intended start
 	// falls in, so they are not recorded, and requests/s is that much
