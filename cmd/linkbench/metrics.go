@@ -71,6 +71,8 @@ func requestLive(cfg *config.Config, rp *workload.RequestPhase) stats.Live {
 			now := time.Now()
 			return sched.Lag(now).Seconds(), sched.Backlog(now)
 		}
+	} else if cfg.RequestRate > 0 {
+		l.ScheduleLag = func() (float64, float64) { return rp.PaceBehind().Seconds(), -1 }
 	}
 	return l
 }

@@ -259,7 +259,8 @@ func (a *app) requestProgress(e *env, p workload.Progress, total int64) {
 // of sysbench's: elapsed (of the time limit), throughput, p50 and p99 over
 // every op, errors and retries per second, reconnects; then the requests
 // done of a request-limited run, the requesters still running when some
-// have stopped, and an open loop's backlog.
+// have stopped, an open loop's backlog, and how far behind their pace
+// requestrate requesters are when it is a second or more.
 func progressLine(p workload.Progress, maxTime time.Duration, total int64) string {
 	w := p.Window
 	perSec := func(n int64) float64 {
@@ -280,6 +281,9 @@ func progressLine(p workload.Progress, maxTime time.Duration, total int64) strin
 	}
 	if p.Backlog >= 1 {
 		fmt.Fprintf(&sb, "  backlog %.0f", p.Backlog)
+	}
+	if p.Behind >= time.Second {
+		fmt.Fprintf(&sb, "  behind %.1fs", p.Behind.Seconds())
 	}
 	return sb.String()
 }

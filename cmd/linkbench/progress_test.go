@@ -37,6 +37,8 @@ func TestProgressLineGolden(t *testing.T) {
 		{workload.Progress{Elapsed: 10 * time.Second, Window: w, Requesters: 4}, 60 * time.Second, 0, false},
 		{workload.Progress{Elapsed: 3610 * time.Second, Window: stats.Window{Seconds: 10}}, 3600 * time.Second, 0, false},
 		{workload.Progress{Elapsed: 20 * time.Second, Done: 250000, Window: w, Backlog: 1520.4}, 90 * time.Second, 1000000, true},
+		{workload.Progress{Elapsed: 30 * time.Second, Window: w, Behind: 4025 * time.Millisecond}, 60 * time.Second, 0, false},
+		{workload.Progress{Elapsed: 40 * time.Second, Window: w, Behind: 900 * time.Millisecond}, 60 * time.Second, 0, false},
 	} {
 		l := progressLine(c.p, c.maxTime, c.total)
 		if c.perOp {

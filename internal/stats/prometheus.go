@@ -26,7 +26,9 @@ type Live struct {
 	Requesters func() int
 	// ScheduleLag is how far an open-loop run is behind its arrival
 	// schedule: the age of the oldest arrival not yet started, and the
-	// number of arrivals due but not started.
+	// number of arrivals due but not started; or how far a requestrate
+	// run's requesters are behind their pace, with a negative backlog
+	// (they have none: no backlog gauge).
 	ScheduleLag func() (seconds, backlog float64)
 	// LoadStages are the stages of a load seen so far, true while under
 	// way.
@@ -91,7 +93,7 @@ var descs = struct {
 	listSize:   prometheus.NewDesc(MetricListSize, "Links returned by each GET_LINKS_LIST (the reference's RANGE_SIZE).", []string{"phase"}, nil),
 	progress:   prometheus.NewDesc(MetricProgress, "Fraction of the phase done, 0 to 1 (a load: links inserted of the graph's).", []string{"phase"}, nil),
 	requesters: prometheus.NewDesc(MetricRequesters, "Requesters running.", []string{"phase"}, nil),
-	lag:        prometheus.NewDesc(MetricScheduleLag, "Open loop: age of the oldest arrival not yet started.", []string{"phase"}, nil),
+	lag:        prometheus.NewDesc(MetricScheduleLag, "Open loop: age of the oldest arrival not yet started; requestrate: how late the most belated requester sent its latest op.", []string{"phase"}, nil),
 	backlog:    prometheus.NewDesc(MetricScheduleBacklog, "Open loop: arrivals due but not yet started.", []string{"phase"}, nil),
 	stage:      prometheus.NewDesc(MetricLoadStage, "1 while a load stage (nodes, links, counts, each finishing step) runs, 0 after it ended.", []string{"phase", "stage"}, nil),
 	rows:       prometheus.NewDesc(MetricLoadRows, "Rows a load has written.", []string{"phase", "table"}, nil),
@@ -244,7 +246,9 @@ func collectLive(phase string, l Live, gauge, counter func(*prometheus.Desc, flo
 	if l.ScheduleLag != nil {
 		secs, backlog := l.ScheduleLag()
 		gauge(descs.lag, secs, phase)
-		gauge(descs.backlog, backlog, phase)
+		if backlog >= 0 {
+			gauge(descs.backlog, backlog, phase)
+		}
 	}
 	if l.LoadStages != nil {
 		stages := l.LoadStages()

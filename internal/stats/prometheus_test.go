@@ -149,3 +149,24 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestPacedRunHasALagAndNoBacklog: a requestrate run exports how far its
+// requesters are behind their pace as the schedule's lag, and no backlog
+// gauge, which only an open loop has.
+func TestPacedRunHasALagAndNoBacklog(t *testing.T) {
+	e := NewExporter("v1.2.3", "abc123")
+	if err := e.Serve("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	req := NewCollector(3, true, time.Unix(0, 0))
+	req.Tick(time.Unix(1, 0))
+	e.BeginPhase("request", req, Live{ScheduleLag: func() (float64, float64) { return 4.025, -1 }})
+	body := scrape(t, e)
+	if !strings.Contains(body, `linkbench_schedule_lag_seconds{phase="request"} 4.025`) {
+		t.Errorf("no lag of 4.025 s:\n%s", body)
+	}
+	if strings.Contains(body, `linkbench_schedule_backlog_requests{`) {
+		t.Errorf("a paced run exports a backlog:\n%s", body)
+	}
+}

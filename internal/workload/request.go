@@ -61,6 +61,9 @@ type Progress struct {
 	Requesters int
 	// Backlog is the number of open-loop arrivals due but not started.
 	Backlog float64
+	// Behind is how late the most belated requestrate requester sent its
+	// latest op (PaceBehind).
+	Behind time.Duration
 }
 
 // RequestPhase is the configured request phase. Fill the exported fields,
@@ -90,6 +93,8 @@ type RequestPhase struct {
 	backlog  float64 // largest backlog seen at a tick
 	shared   *shared
 	running  atomic.Int64
+	// paced holds the requesters of a requestrate run (PaceBehind).
+	paced atomic.Pointer[[]*requester]
 
 	// SeedOffset separates the random streams of driver processes that
 	// share a request_random_seed (the shard index of --shard).
@@ -177,6 +182,22 @@ func (r *RequestResult) FellBehind() bool {
 
 // Running is the number of requesters running now (for live metrics).
 func (p *RequestPhase) Running() int { return int(p.running.Load()) }
+
+// PaceBehind is how long after its intended start the most belated
+// requester of a requestrate run sent its latest op: zero while they keep
+// their pace, growing while they fall behind it (for the progress lines
+// and live metrics; open-loop runs have their schedule's lag instead).
+func (p *RequestPhase) PaceBehind() time.Duration {
+	reqs := p.paced.Load()
+	if reqs == nil {
+		return 0
+	}
+	var late int64
+	for _, q := range *reqs {
+		late = max(late, q.late.Load())
+	}
+	return time.Duration(late)
+}
 
 // ErrTooManyFailures is returned (with the result) when a requester
 // exceeded max_failed_requests.
@@ -320,6 +341,9 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 	}
 
 	p.counts = &phaseCounts{}
+	if cfg.RequestRate > 0 && p.Schedule == nil {
+		p.paced.Store(&reqs)
+	}
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	wd := newWatchdog(cfg.OpTimeout)
@@ -445,7 +469,7 @@ func (p *RequestPhase) tickLoop(c *stats.Collector, start, measureFrom time.Time
 			// Ticks arrive a hair after the time they were due: half a
 			// tick of slack keeps a 1 s progress interval at 1 s, not 2.
 			if p.OnProgress != nil && !now.Before(nextProgress.Add(-p.Tick/2)) {
-				pr := Progress{Elapsed: now.Sub(measureFrom), Done: done.Load(), Window: c.TakeWindow(), Requesters: p.Running()}
+				pr := Progress{Elapsed: now.Sub(measureFrom), Done: done.Load(), Window: c.TakeWindow(), Requesters: p.Running(), Behind: p.PaceBehind()}
 				if p.Schedule != nil {
 					pr.Backlog = p.Schedule.Backlog(now)
 				}
@@ -628,6 +652,9 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 		}
 		if !sent.Before(measureFrom) {
 			q.paceLag = max(q.paceLag, sent.Sub(intended))
+		}
+		if gapMean > 0 {
+			q.late.Store(int64(max(sent.Sub(intended), 0)))
 		}
 		if err == nil {
 			q.lastOK, q.failStreak = end, 0

@@ -239,7 +239,8 @@ func TestTimedRegionIsTheStoreCall(t *testing.T) {
 // TestPacedRunThatFallsBehind: requesters paced at 1,000 ops/s whose every
 // op takes 5 ms to draw cannot keep their schedule. The ops they send
 // after the warm-up that were due during it are not recorded but counted
-// in PaceUncounted, and the run says it fell behind. Ops drawn at once
+// in PaceUncounted, the progress reports say how far behind they are,
+// and the run says it fell behind. Ops drawn at once
 // keep a pace of 200/s: over 2 s, only a wake-up 20 ms late at the end of
 // the warm-up would leave 1 % of them uncounted.
 func TestPacedRunThatFallsBehind(t *testing.T) {
@@ -255,9 +256,15 @@ func TestPacedRunThatFallsBehind(t *testing.T) {
 		if slow {
 			p.Gens.NodeAdd = slowGen{5 * time.Millisecond}
 		}
+		var behind time.Duration // the most the progress reports said
+		p.Tick, p.ProgressEvery = 20*time.Millisecond, 50*time.Millisecond
+		p.OnProgress = func(pr Progress) { behind = max(behind, pr.Behind) }
 		res, err := p.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
+		}
+		if slow && behind < 100*time.Millisecond {
+			t.Errorf("behind: the progress reports said at most %s behind, while the run ended %s behind", behind, res.PaceLag)
 		}
 		if !slow {
 			if res.FellBehind() {

@@ -90,6 +90,9 @@ type requester struct {
 	// see run).
 	paceLag       time.Duration
 	paceUncounted int64
+	// late is how long after its intended start a requestrate requester
+	// sent its latest op, ns, for the live figures (PaceBehind).
+	late atomic.Int64
 
 	// watch is the requester's operation deadline (see watchdog); lastOK
 	// and lastFail are the ends of its last success and failure, for the
