@@ -26,16 +26,24 @@ func scrape(t *testing.T, e *Exporter) string {
 	return string(b)
 }
 
+// serveExporter serves an exporter on a free loopback port until the test
+// ends.
+func serveExporter(t *testing.T) *Exporter {
+	t.Helper()
+	e := NewExporter("v1.2.3", "abc123")
+	if err := e.Serve("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
 // TestExporterServesEveryPhase: a load's and a request phase's figures are
 // served side by side under their phase label, read at scrape time;
 // RANGE_SIZE is a histogram of list sizes, not an op; the names pass the
 // Prometheus linter and are all listed by MetricNames.
 func TestExporterServesEveryPhase(t *testing.T) {
-	e := NewExporter("v1.2.3", "abc123")
-	if err := e.Serve("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := serveExporter(t)
 
 	load := NewCollector(3, false, time.Unix(0, 0))
 	lh := load.NewHandle()
@@ -154,11 +162,7 @@ func TestIsLoopback(t *testing.T) {
 // requesters are behind their pace as the schedule's lag, and no backlog
 // gauge, which only an open loop has.
 func TestPacedRunHasALagAndNoBacklog(t *testing.T) {
-	e := NewExporter("v1.2.3", "abc123")
-	if err := e.Serve("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := serveExporter(t)
 	req := NewCollector(3, true, time.Unix(0, 0))
 	req.Tick(time.Unix(1, 0))
 	e.BeginPhase("request", req, Live{ScheduleLag: func() (float64, float64) { return 4.025, -1 }})
