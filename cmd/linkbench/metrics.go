@@ -67,12 +67,10 @@ func requestLive(cfg *config.Config, rp *workload.RequestPhase) stats.Live {
 		},
 	}
 	if sched := rp.Schedule; sched != nil {
-		l.ScheduleLag = func() (float64, float64) {
-			now := time.Now()
-			return sched.Lag(now).Seconds(), sched.Backlog(now)
-		}
+		l.ScheduleLag = func() float64 { return sched.Lag(time.Now()).Seconds() }
+		l.Backlog = func() float64 { return sched.Backlog(time.Now()) }
 	} else if cfg.RequestRate > 0 {
-		l.ScheduleLag = func() (float64, float64) { return rp.PaceBehind().Seconds(), -1 }
+		l.ScheduleLag = func() float64 { return rp.PaceBehind().Seconds() }
 	}
 	return l
 }

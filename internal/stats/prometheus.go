@@ -24,12 +24,12 @@ type Live struct {
 	Progress func() float64
 	// Requesters is the number of requesters running.
 	Requesters func() int
-	// ScheduleLag is how far an open-loop run is behind its arrival
-	// schedule: the age of the oldest arrival not yet started, and the
-	// number of arrivals due but not started; or how far a requestrate
-	// run's requesters are behind their pace, with a negative backlog
-	// (they have none: no backlog gauge).
-	ScheduleLag func() (seconds, backlog float64)
+	// ScheduleLag is how far a run is behind its schedule, seconds: an
+	// open loop's oldest arrival not yet started, or a requestrate run's
+	// most belated requester. Backlog is an open loop's arrivals due but
+	// not started (a requestrate run has none).
+	ScheduleLag func() float64
+	Backlog     func() float64
 	// LoadStages are the stages of a load seen so far, true while under
 	// way.
 	LoadStages func() map[string]bool
@@ -244,11 +244,10 @@ func collectLive(phase string, l Live, gauge, counter func(*prometheus.Desc, flo
 		gauge(descs.requesters, float64(l.Requesters()), phase)
 	}
 	if l.ScheduleLag != nil {
-		secs, backlog := l.ScheduleLag()
-		gauge(descs.lag, secs, phase)
-		if backlog >= 0 {
-			gauge(descs.backlog, backlog, phase)
-		}
+		gauge(descs.lag, l.ScheduleLag(), phase)
+	}
+	if l.Backlog != nil {
+		gauge(descs.backlog, l.Backlog(), phase)
 	}
 	if l.LoadStages != nil {
 		stages := l.LoadStages()

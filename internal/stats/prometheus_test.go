@@ -70,7 +70,8 @@ func TestExporterServesEveryPhase(t *testing.T) {
 	e.BeginPhase("request", req, Live{
 		Progress:    func() float64 { return 0.5 },
 		Requesters:  func() int { return 4 },
-		ScheduleLag: func() (float64, float64) { return 0.25, 100 },
+		ScheduleLag: func() float64 { return 0.25 },
+		Backlog:     func() float64 { return 100 },
 	})
 	body := scrape(t, e)
 
@@ -165,7 +166,7 @@ func TestPacedRunHasALagAndNoBacklog(t *testing.T) {
 	e := serveExporter(t)
 	req := NewCollector(3, true, time.Unix(0, 0))
 	req.Tick(time.Unix(1, 0))
-	e.BeginPhase("request", req, Live{ScheduleLag: func() (float64, float64) { return 4.025, -1 }})
+	e.BeginPhase("request", req, Live{ScheduleLag: func() float64 { return 4.025 }})
 	body := scrape(t, e)
 	if !strings.Contains(body, `linkbench_schedule_lag_seconds{phase="request"} 4.025`) {
 		t.Errorf("no lag of 4.025 s:\n%s", body)
