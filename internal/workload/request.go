@@ -640,6 +640,7 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 				counts.timedOut.Add(1)
 			}
 		}
+		late, inWindow := sent.Sub(intended), !sent.Before(measureFrom)
 		if !intended.Before(measureFrom) {
 			q.handle.Record(op, int64(end.Sub(intended)), int64(end.Sub(sent)), err != nil, q.lastRetries)
 			q.done++
@@ -647,14 +648,14 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 				q.listRequests++
 			}
 			counts.done.Add(1)
-		} else if !sent.Before(measureFrom) {
+		} else if inWindow {
 			q.paceUncounted++ // due in the warm-up, sent after it
 		}
-		if !sent.Before(measureFrom) {
-			q.paceLag = max(q.paceLag, sent.Sub(intended))
+		if inWindow {
+			q.paceLag = max(q.paceLag, late)
 		}
 		if gapMean > 0 {
-			q.late.Store(int64(max(sent.Sub(intended), 0)))
+			q.late.Store(int64(max(late, 0)))
 		}
 		if err == nil {
 			q.lastOK, q.failStreak = end, 0
