@@ -59,7 +59,11 @@
 # rate and the latencies compared are service times, from the actual
 # send), PERF_LB_MIX (settings for linkbench alone, e.g. requestrate=N
 # to run it at the reference's measured throughput while the reference
-# runs flat out; its latencies are then service times too),
+# runs flat out; its latencies are then service times too), PERF_LB_PACE
+# (a ratio, e.g. 1.02: linkbench paced at that multiple of the requests/s
+# of the reference's run just before it, so that it follows the
+# reference's rate of the day, which moves by 10-18 % from one series to
+# the next here),
 # PERF_AGAINST=baseline (before against after: BASELINE_BIN, an
 # older linkbench, runs in the reference's column with linkbench's
 # settings; the reference is not needed). Each run also records the
@@ -350,6 +354,17 @@ perf_once() {
   if [ "$driver" = linkbench ]; then
     for d in ${PERF_LB_MIX:-}; do args+=(-D "$d"); done
     mix="$mix ${PERF_LB_MIX:-}"
+    if [ -n "${PERF_LB_PACE:-}" ]; then
+      # The reference's run just before this one: this round's when it
+      # went first, the previous round's when linkbench goes first.
+      local prev="$OUT/perf-$store/$n-reference-$round/perf.json" rate
+      [ -f "$prev" ] || prev="$OUT/perf-$store/$n-reference-$((round - 1))/perf.json"
+      rate="$("$OUT/vsref" pace -ratio "$PERF_LB_PACE" -requesters "$n" "$prev")" ||
+        die "PERF_LB_PACE: no rate from the reference's run before ($prev)"
+      say "$store: linkbench paced at $n × $rate/s, $PERF_LB_PACE times the reference's run before"
+      args+=(-D requestrate="$rate")
+      mix="$mix requestrate=$rate"
+    fi
   fi
   local cmd
   case "$driver" in
@@ -458,6 +473,9 @@ perf_compare() {
 }
 
 perf_main() {
+  case " ${PERF_MIX:-} ${PERF_LB_MIX:-} " in
+    *" requestrate="*) [ -z "${PERF_LB_PACE:-}" ] || die "PERF_LB_PACE sets linkbench's requestrate; leave requestrate out of PERF_MIX and PERF_LB_MIX" ;;
+  esac
   if [ "${PERF_AGAINST:-reference}" = baseline ]; then
     [ -x "$BASELINE_BIN" ] || die "PERF_AGAINST=baseline needs BASELINE_BIN, an executable linkbench binary"
   else

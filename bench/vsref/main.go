@@ -8,6 +8,7 @@
 //	go run ./bench/vsref perf -label reference|linkbench -requesters N -log FILE -o perf.json -- DRIVER ARGS...
 //	go run ./bench/vsref perftable -title T perf.json...
 //	go run ./bench/vsref profdiff [-n 40] A/profile.tsv B/profile.tsv
+//	go run ./bench/vsref pace -ratio 1.02 -requesters N reference/perf.json
 package main
 
 import (
@@ -27,7 +28,7 @@ func main() {
 
 func run(args []string, w io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vsref measure|table|perf|perftable|profdiff|counterdiff ...")
+		return fmt.Errorf("usage: vsref measure|table|perf|perftable|profdiff|counterdiff|pace ...")
 	}
 	switch args[0] {
 	case "measure":
@@ -55,6 +56,26 @@ func run(args []string, w io.Writer) error {
 			return fmt.Errorf("usage: vsref counterdiff [-n N] [-min X] run/perf.json...")
 		}
 		return counterDiff(w, fs.Args(), *n, *minPerReq)
+	case "pace":
+		fs := flag.NewFlagSet("pace", flag.ContinueOnError)
+		ratio := fs.Float64("ratio", 0, "linkbench's total rate as a multiple of the run's")
+		n := fs.Int("requesters", 0, "linkbench's requesters")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() != 1 {
+			return fmt.Errorf("usage: vsref pace -ratio R -requesters N run/perf.json")
+		}
+		r, err := readPerf(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		rate, err := paceFor(r, *ratio, *n)
+		if err != nil {
+			return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		}
+		fmt.Fprintf(w, "%.1f\n", rate)
+		return nil
 	case "perftable":
 		fs := flag.NewFlagSet("perftable", flag.ContinueOnError)
 		title := fs.String("title", "", "table title")
@@ -83,7 +104,7 @@ func run(args []string, w io.Writer) error {
 		writeTable(w, *title, runs)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (measure, table, perf, perftable, profdiff or counterdiff)", args[0])
+	return fmt.Errorf("unknown command %q (measure, table, perf, perftable, profdiff, counterdiff or pace)", args[0])
 }
 
 func measureCmd(args []string) error {

@@ -391,3 +391,19 @@ func machineIdle() (idle, all float64) {
 
 // clockTicks is USER_HZ, 100 on Linux.
 const clockTicks = 100
+
+// paceFor is the requestrate that holds n requesters of linkbench to
+// ratio times the requests a second of run r (PERF_LB_PACE: the
+// reference's run just before, so that a paced linkbench follows the
+// reference's rate of the day rather than a figure fixed in advance).
+func paceFor(r Perf, ratio float64, n int) (float64, error) {
+	switch {
+	case !(ratio > 0):
+		return 0, fmt.Errorf("pace ratio %v: want a positive multiple of the run's rate, e.g. 1.02", ratio)
+	case n < 1:
+		return 0, fmt.Errorf("%d requesters: want 1 or more", n)
+	case !(r.RequestsPerS > 0):
+		return 0, fmt.Errorf("the run counted no requests a second to pace by")
+	}
+	return ratio * r.RequestsPerS / float64(n), nil
+}

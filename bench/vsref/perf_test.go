@@ -109,3 +109,41 @@ REQUEST PHASE COMPLETED. 34261 requests done in 20 seconds. Requests/second = 17
 		t.Errorf("the table does not give each driver's history share (0.75 and 2 per 100):\n%s", table.String())
 	}
 }
+
+// PERF_LB_PACE: the rate a paced linkbench is given follows the
+// reference run it is paired with, and a run it cannot follow is an
+// error naming what is wrong.
+func TestPaceFollowsTheReferenceRun(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "perf.json")
+	b, _ := json.Marshal(Perf{Label: "reference", Requesters: 16, Requests: 441000, Seconds: 30, RequestsPerS: 14700})
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run([]string{"pace", "-ratio", "1.02", "-requesters", "16", path}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "937.1\n" {
+		t.Errorf("pace = %q, want 937.1 (1.02 × 14,700 / 16)", got)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pace", "-ratio", "0", "-requesters", "16", path}, "pace ratio 0"},
+		{[]string{"pace", "-ratio", "1.02", "-requesters", "0", path}, "0 requesters"},
+		{[]string{"pace", "-ratio", "1.02", "-requesters", "4", filepath.Join(dir, "none.json")}, "none.json"},
+	} {
+		if err := run(c.args, &out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want one naming %q", c.args, err, c.want)
+		}
+	}
+	b, _ = json.Marshal(Perf{Label: "reference", Requesters: 4})
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"pace", "-ratio", "1.02", "-requesters", "4", path}, &out); err == nil || !strings.Contains(err.Error(), "no requests") {
+		t.Errorf("a run without a rate: err = %v, want one saying so", err)
+	}
+}

@@ -122,6 +122,7 @@ func perfTable(w io.Writer, title string, paths []string) error {
 		}
 		fmt.Fprintln(w)
 	}
+	pairVerdicts(w, ns, ops, func(d string, n int) []Perf { return runs[key{d, n}] })
 	if !service {
 		closedLoop(w, ns, func(d string, n int) []Perf { return runs[key{d, n}] })
 	}
@@ -133,6 +134,50 @@ func perfTable(w io.Writer, title string, paths []string) error {
 		fmt.Fprintf(w, "\ncells where linkbench is not better:\n  %s\n", strings.Join(failed, "\n  "))
 	}
 	return nil
+}
+
+// pairVerdicts prints each round's pair on its own: the k-th run of
+// either driver in a cell were run back to back (vs-reference.sh
+// alternates them), so a pair shares the machine's state of the moment,
+// which the medians over rounds mix. For each: linkbench's throughput
+// ratio and the ops whose mean was above the reference's, and whether
+// the pair met both of issue 22's bounds on latency and throughput.
+func pairVerdicts(w io.Writer, ns []int, ops []string, runs func(driver string, n int) []Perf) {
+	header := false
+	for _, n := range ns {
+		ref, lb := runs("reference", n), runs("linkbench", n)
+		if len(ref) < 2 || len(ref) != len(lb) {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\nround by round (each pair run back to back): linkbench's throughput ratio and the ops whose mean was above the reference's")
+			header = true
+		}
+		both := 0
+		for i := range ref {
+			ratio := 0.0
+			if ref[i].RequestsPerS > 0 {
+				ratio = lb[i].RequestsPerS / ref[i].RequestsPerS
+			}
+			var above []string
+			for _, op := range ops {
+				r, l := ref[i].Ops[op].MeanMs, lb[i].Ops[op].MeanMs
+				if r > 0 && l > r {
+					above = append(above, fmt.Sprintf("%s +%.1f%%", op, 100*(l/r-1)))
+				}
+			}
+			verdict := strings.Join(above, ", ")
+			if len(above) == 0 {
+				verdict = "none"
+				if ratio >= 1 {
+					verdict = "none: both bounds"
+					both++
+				}
+			}
+			fmt.Fprintf(w, "%10d round %d | %5.2f | %s\n", n, i+1, ratio, verdict)
+		}
+		fmt.Fprintf(w, "%10d: %d of %d pairs at or above the reference's throughput with every op's mean at or below its\n", n, both, len(ref))
+	}
 }
 
 // linkWrites are the ops that write a link (a transaction ending in a

@@ -30,3 +30,36 @@ func TestLoopSharesFollowLittlesLaw(t *testing.T) {
 		t.Errorf("the table lacks the cell's figures:\n%s", b.String())
 	}
 }
+
+// Each round's pair is judged on its own: the medians over rounds can
+// mix a pair that met both bounds with one that did not.
+func TestPairVerdictsJudgeEachRound(t *testing.T) {
+	ops := []string{"ADD_NODE", "GET_NODE"}
+	run := func(rate, add, get float64) Perf {
+		return Perf{RequestsPerS: rate, Ops: map[string]OpPerf{"ADD_NODE": {MeanMs: add}, "GET_NODE": {MeanMs: get}}}
+	}
+	ref := []Perf{run(16000, 0.50, 0.10), run(16800, 0.48, 0.10), run(16400, 0.47, 0.11)}
+	lb := []Perf{run(16320, 0.47, 0.10), run(16500, 0.47, 0.09), run(16800, 0.48, 0.10)}
+	var b bytes.Buffer
+	pairVerdicts(&b, []int{4}, ops, func(d string, n int) []Perf {
+		if d == "reference" {
+			return ref
+		}
+		return lb
+	})
+	for _, want := range []string{
+		"4 round 1 |  1.02 | none: both bounds",
+		"4 round 2 |  0.98 | none\n",
+		"4 round 3 |  1.02 | ADD_NODE +2.1%",
+		"4: 1 of 3 pairs",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the verdicts lack %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	pairVerdicts(&b, []int{4}, ops, func(d string, n int) []Perf { return ref[:1] })
+	if b.Len() != 0 {
+		t.Errorf("one round has no pairs to set apart from the medians, printed:\n%s", b.String())
+	}
+}
