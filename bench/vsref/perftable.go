@@ -176,7 +176,7 @@ func pairVerdicts(w io.Writer, ns []int, ops []string, runs func(driver string, 
 			}
 			fmt.Fprintf(w, "%10d round %d | %5.2f | %s\n", n, i+1, ratio, verdict)
 		}
-		fmt.Fprintf(w, "%10d: %d of %d pairs at or above the reference's throughput with every op's mean at or below its\n", n, both, len(ref))
+		fmt.Fprintf(w, "%10d: %d of %d pairs at or above the reference's throughput with every op's mean at or below the reference's\n", n, both, len(ref))
 	}
 }
 
