@@ -66,7 +66,10 @@
 # the next here),
 # PERF_AGAINST=baseline (before against after: BASELINE_BIN, an
 # older linkbench, runs in the reference's column with linkbench's
-# settings; the reference is not needed). Each run also records the
+# settings; the reference is not needed), PERF_SUBJECT=reference (the
+# reference against itself: it runs in linkbench's column too, with
+# PERF_LB_MIX and PERF_LB_PACE, which shows how often two runs of one
+# driver meet the bounds linkbench is held to). Each run also records the
 # server's CPU per request and the machine's idle share over the same
 # window, and the server's own counters per request (MariaDB's global
 # status and InnoDB metrics, PostgreSQL's pg_stat_database, pg_stat_wal
@@ -361,6 +364,8 @@ perf_once() {
       [ -f "$prev" ] || prev="$OUT/perf-$store/$n-reference-$((round - 1))/perf.json"
       rate="$("$OUT/vsref" pace -ratio "$PERF_LB_PACE" -requesters "$n" "$prev")" ||
         die "PERF_LB_PACE: no rate from the reference's run before ($prev)"
+      # The reference reads requestrate as a whole number.
+      [ "${PERF_SUBJECT:-linkbench}" = reference ] && rate="$(printf '%.0f' "$rate")"
       say "$store: linkbench paced at $n × $rate/s, $PERF_LB_PACE times the reference's run before"
       args+=(-D requestrate="$rate")
       mix="$mix requestrate=$rate"
@@ -374,13 +379,18 @@ perf_once() {
       else
         cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r)
       fi ;;
-    linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
+    linkbench)
+      if [ "${PERF_SUBJECT:-linkbench}" = reference ]; then
+        cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r)
+      else
+        cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}")
+      fi ;;
   esac
   # Throttled (requestrate in PERF_MIX or PERF_LB_MIX), linkbench times an
   # op from its intended start and the reference from its actual one: the
   # table then takes linkbench's service times from its results bundle.
   local service=()
-  if [ "$driver" = linkbench ] || [ "${PERF_AGAINST:-reference}" = baseline ]; then
+  if { [ "$driver" = linkbench ] && [ "${PERF_SUBJECT:-linkbench}" = linkbench ]; } || [ "${PERF_AGAINST:-reference}" = baseline ]; then
     case " $mix " in
       *" requestrate="*) rm -rf "$dir/results"; cmd+=(--results-dir "$dir/results"); service=(-service-from "$dir/results") ;;
       *) cmd+=(--no-results) ;;
@@ -466,6 +476,7 @@ perf_compare() {
   done
   local against=""
   [ "${PERF_AGAINST:-reference}" = baseline ] && against=" (the \"ref\" column is the baseline $BASELINE_BIN)"
+  [ "${PERF_SUBJECT:-linkbench}" = reference ] && against="$against (the \"lb\" column is the reference too)"
   "$OUT/vsref" perftable -title "$store: maxid1=$MAXID1, ${PERF_TIME:-30} s measured after ${PERF_WARMUP:-10} s of warm-up, medians of ${PERF_ROUNDS:-2} alternating rounds$against" "${runs[@]}" |
     tee -a "$OUT/perf-tables.txt"
   # The server's counters that differ most (all of them: vsref counterdiff).
@@ -475,6 +486,11 @@ perf_compare() {
 perf_main() {
   case " ${PERF_MIX:-} ${PERF_LB_MIX:-} " in
     *" requestrate="*) [ -z "${PERF_LB_PACE:-}" ] || die "PERF_LB_PACE sets linkbench's requestrate; leave requestrate out of PERF_MIX and PERF_LB_MIX" ;;
+  esac
+  case "${PERF_SUBJECT:-linkbench}" in
+    linkbench) ;;
+    reference) [ "${PERF_AGAINST:-reference}" = reference ] || die "PERF_SUBJECT=reference runs the reference against itself; leave PERF_AGAINST out" ;;
+    *) die "PERF_SUBJECT is linkbench (the default) or reference, not ${PERF_SUBJECT}" ;;
   esac
   if [ "${PERF_AGAINST:-reference}" = baseline ]; then
     [ -x "$BASELINE_BIN" ] || die "PERF_AGAINST=baseline needs BASELINE_BIN, an executable linkbench binary"
