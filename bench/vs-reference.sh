@@ -366,22 +366,25 @@ perf_once() {
         die "PERF_LB_PACE: no rate from the reference's run before ($prev)"
       # The reference reads requestrate as a whole number.
       [ "${PERF_SUBJECT:-linkbench}" = reference ] && rate="$(printf '%.0f' "$rate")"
-      say "$store: linkbench paced at $n × $rate/s, $PERF_LB_PACE times the reference's run before"
+      say "$store: ${PERF_SUBJECT:-linkbench} paced at $n × $rate/s, $PERF_LB_PACE times the reference's run before"
       args+=(-D requestrate="$rate")
       mix="$mix requestrate=$rate"
     fi
   fi
-  local cmd
+  local cmd ref=()
+  # The reference's command (REF_HOME and JAR are unset with a baseline).
+  [ "${PERF_AGAINST:-reference}" = baseline ] ||
+    ref=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r)
   case "$driver" in
     reference)
       if [ "${PERF_AGAINST:-reference}" = baseline ]; then
         cmd=("$BASELINE_BIN" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}")
       else
-        cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r)
+        cmd=("${ref[@]}")
       fi ;;
     linkbench)
       if [ "${PERF_SUBJECT:-linkbench}" = reference ]; then
-        cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r)
+        cmd=("${ref[@]}")
       else
         cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}")
       fi ;;
