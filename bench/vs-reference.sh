@@ -346,6 +346,11 @@ compare() {
 perf_once() {
   local store="$1" driver="$2" n="$3" round="$4"
   local dir="$OUT/perf-$store/$n-$driver-$round"
+  # What runs in DRIVER's column: the reference or a baseline in the
+  # reference's (PERF_AGAINST), linkbench or the reference in linkbench's
+  # (PERF_SUBJECT).
+  local runner="${PERF_AGAINST:-reference}"
+  [ "$driver" = linkbench ] && runner="${PERF_SUBJECT:-linkbench}"
   mkdir -p "$dir"
   [ "${PERF_RESTORE:-1}" = 1 ] && snapshot_restore "$store" "$PERF_GRAPH"
   [ "${PERF_COMPACT:-0}" = 1 ] && [ "$store" = mariadb-rocksdb ] && rocks_compact
@@ -365,35 +370,23 @@ perf_once() {
       rate="$("$OUT/vsref" pace -ratio "$PERF_LB_PACE" -requesters "$n" "$prev")" ||
         die "PERF_LB_PACE: no rate from the reference's run before ($prev)"
       # The reference reads requestrate as a whole number.
-      [ "${PERF_SUBJECT:-linkbench}" = reference ] && rate="$(printf '%.0f' "$rate")"
-      say "$store: ${PERF_SUBJECT:-linkbench} paced at $n × $rate/s, $PERF_LB_PACE times the reference's run before"
+      [ "$runner" = reference ] && rate="$(printf '%.0f' "$rate")"
+      say "$store: $runner paced at $n × $rate/s, $PERF_LB_PACE times the reference's run before"
       args+=(-D requestrate="$rate")
       mix="$mix requestrate=$rate"
     fi
   fi
-  local cmd ref=()
-  # The reference's command (REF_HOME and JAR are unset with a baseline).
-  [ "${PERF_AGAINST:-reference}" = baseline ] ||
-    ref=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r)
-  case "$driver" in
-    reference)
-      if [ "${PERF_AGAINST:-reference}" = baseline ]; then
-        cmd=("$BASELINE_BIN" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}")
-      else
-        cmd=("${ref[@]}")
-      fi ;;
-    linkbench)
-      if [ "${PERF_SUBJECT:-linkbench}" = reference ]; then
-        cmd=("${ref[@]}")
-      else
-        cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}")
-      fi ;;
+  local cmd
+  case "$runner" in
+    reference) cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r) ;;
+    baseline) cmd=("$BASELINE_BIN" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
+    linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
   esac
   # Throttled (requestrate in PERF_MIX or PERF_LB_MIX), linkbench times an
   # op from its intended start and the reference from its actual one: the
   # table then takes linkbench's service times from its results bundle.
   local service=()
-  if { [ "$driver" = linkbench ] && [ "${PERF_SUBJECT:-linkbench}" = linkbench ]; } || [ "${PERF_AGAINST:-reference}" = baseline ]; then
+  if [ "$runner" != reference ]; then
     case " $mix " in
       *" requestrate="*) rm -rf "$dir/results"; cmd+=(--results-dir "$dir/results"); service=(-service-from "$dir/results") ;;
       *) cmd+=(--no-results) ;;
@@ -489,6 +482,10 @@ perf_compare() {
 perf_main() {
   case " ${PERF_MIX:-} ${PERF_LB_MIX:-} " in
     *" requestrate="*) [ -z "${PERF_LB_PACE:-}" ] || die "PERF_LB_PACE sets linkbench's requestrate; leave requestrate out of PERF_MIX and PERF_LB_MIX" ;;
+  esac
+  case "${PERF_AGAINST:-reference}" in
+    reference|baseline) ;;
+    *) die "PERF_AGAINST is reference (the default) or baseline, not ${PERF_AGAINST}" ;;
   esac
   case "${PERF_SUBJECT:-linkbench}" in
     linkbench) ;;
