@@ -379,8 +379,10 @@ perf_once() {
   local cmd
   case "$runner" in
     reference) cmd=(env LINKBENCH_HOME="$REF_HOME" java -cp "$JAR" com.facebook.LinkBench.LinkBenchDriver -c "$(ref_config "$store")" $(conn) "${args[@]}" -r) ;;
-    baseline) cmd=("$BASELINE_BIN" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
-    linkbench) cmd=("$LB" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
+    baseline|linkbench)
+      local bin="$LB"
+      [ "$runner" = baseline ] && bin="$BASELINE_BIN"
+      cmd=("$bin" run -c "$(lb_config "$store")" $(conn) $(engine "$store") "${args[@]}") ;;
   esac
   # Throttled (requestrate in PERF_MIX or PERF_LB_MIX), linkbench times an
   # op from its intended start and the reference from its actual one: the
