@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,15 +24,7 @@ type stmts struct {
 	list, count, getNode, insNode, updNode, delNode *sql.Stmt
 	call                                            *sql.Stmt // the write procedure, nil without it
 	listSQL                                         string    // GET_LINKS_LIST's text, with or without the index hint
-
-	// multi[n] selects n id2s of one list; prepared on first use, so a
-	// multiget is one round trip instead of prepare, execute and close.
-	multi [maxPreparedMultiget + 1]atomic.Pointer[sql.Stmt]
 }
-
-// maxPreparedMultiget is the largest multiget with a prepared statement;
-// larger ones (rare with the shipped distributions) are prepared each time.
-const maxPreparedMultiget = 64
 
 func (st *stmts) all() []*sql.Stmt {
 	return []*sql.Stmt{st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.upsertCount,
@@ -54,11 +47,6 @@ func (st *stmts) closeLocked() {
 	st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.upsertCount = nil, nil, nil, nil, nil, nil
 	st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode = nil, nil, nil, nil, nil, nil
 	st.call = nil
-	for i := range st.multi {
-		if m := st.multi[i].Swap(nil); m != nil {
-			m.Close()
-		}
-	}
 }
 
 // preparer is where statements are prepared: a pool (*sql.DB), whose
@@ -310,22 +298,31 @@ func (s *Store) DeleteLinkBlind(ctx context.Context, id1, lt, id2 int64, expunge
 	return err
 }
 
-// MultigetLinks implements store.Store.
+// MultigetLinks implements store.Store. The statement carries its ids and
+// goes as text, as the reference sends it, not as a prepared statement:
+// MariaDB's UPDATE and DELETE clear the covering indexes of the table
+// instance they ran on, and a prepared statement executed on such an
+// instance (every instance is shared through the table cache) reads each
+// row it finds through the primary key (EXPLAIN: "Using index condition"
+// or "Using where" without "Using index"). A text statement is resolved
+// anew on the instance it gets, which restores them for the statements
+// that come after it there, as the reference's multigets do for its
+// prepared list reads (docs/performance.md).
 func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, dst []graph.Link) (_ []graph.Link, err error) {
 	ctx, done := s.detach(ctx)
 	defer func() { err = done(err) }()
 	if len(id2s) == 0 {
 		return dst, nil
 	}
-	args := sqlstore.MultigetArgs(id1, lt, id2s)
+	// The session's connections are taken with its statements.
+	if _, err := s.prepared(ctx); err != nil {
+		return dst, err
+	}
 	var rows *sql.Rows
-	stmt, err := s.multigetStmt(ctx, len(id2s))
-	if err == nil {
-		if stmt != nil {
-			rows, err = stmt.QueryContext(ctx, args...)
-		} else {
-			rows, err = s.r.QueryContext(ctx, s.multigetSQL(len(id2s)), args...)
-		}
+	if s.sess != nil {
+		rows, err = s.sess.r.QueryContext(ctx, s.multigetSQL(id1, lt, id2s))
+	} else {
+		rows, err = s.r.QueryContext(ctx, s.multigetSQL(id1, lt, id2s))
 	}
 	if err != nil {
 		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
@@ -333,39 +330,25 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	return sqlstore.ScanLinks(rows, id1, lt, dst, classify)
 }
 
-func (s *Store) multigetSQL(n int) string {
-	return "SELECT id2, visibility, data, time, version FROM " + q(s.t.Link) +
-		" WHERE link_type = ? AND id1 = ? AND id2 IN (?" + strings.Repeat(", ?", n-1) + ")"
-}
-
-// multigetStmt is the prepared multiget of n id2s, nil when n is too large
-// to keep one.
-func (s *Store) multigetStmt(ctx context.Context, n int) (*sql.Stmt, error) {
-	if n > maxPreparedMultiget {
-		return nil, nil
+// multigetSQL is the multiget of id2s with every id written in it.
+func (s *Store) multigetSQL(id1, lt int64, id2s []int64) string {
+	b := make([]byte, 0, 96+len(s.t.Link)+21*(len(id2s)+2))
+	b = append(b, "SELECT id2, visibility, data, time, version FROM "...)
+	b = append(b, '`')
+	b = append(b, strings.ReplaceAll(s.t.Link, "`", "``")...) // q without its allocations
+	b = append(b, '`')
+	b = append(b, " WHERE link_type = "...)
+	b = strconv.AppendInt(b, lt, 10)
+	b = append(b, " AND id1 = "...)
+	b = strconv.AppendInt(b, id1, 10)
+	b = append(b, " AND id2 IN ("...)
+	for i, id2 := range id2s {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, id2, 10)
 	}
-	st, err := s.prepared(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if m := st.multi[n].Load(); m != nil {
-		return m, nil
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if m := st.multi[n].Load(); m != nil {
-		return m, nil
-	}
-	var p preparer = s.r
-	if s.sess != nil {
-		p = s.sess.r
-	}
-	m, err := p.PrepareContext(ctx, s.multigetSQL(n))
-	if err != nil {
-		return nil, classify(err)
-	}
-	st.multi[n].Store(m)
-	return m, nil
+	return string(append(b, ')'))
 }
 
 // GetLinkList implements store.Store.
