@@ -5,9 +5,11 @@
 // (link_type, id1, id2) and the covering id1_type index, latin1 columns,
 // optionally PARTITION BY KEY(id1) PARTITIONS n (mysql_partitions). As the
 // reference, reads use an autocommit pool and writes a transactional one,
-// with server-side prepared statements; a requester's session keeps one
-// connection of each pool between its operations (session.go). A link
-// write is one READ COMMITTED transaction of the reference's statements:
+// with server-side prepared statements but for the multiget, which goes as
+// text with its ids written in, as the reference's does (MultigetLinks says
+// why); a requester's session keeps one connection of each pool between
+// its operations (session.go). A link write is one READ COMMITTED
+// transaction of the reference's statements:
 // ADD_LINK inserts the link and reads it for update when the key exists,
 // UPDATE_LINK and DELETE_LINK read it for update first; the count row is
 // upserted last, when the link is inserted or its visibility changes, so
