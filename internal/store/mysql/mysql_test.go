@@ -541,18 +541,8 @@ func TestProcedureRunsTheReferenceStatements(t *testing.T) {
 	}
 	defer conn.Close()
 	counters := func() map[string]int {
-		rows, err := conn.QueryContext(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('Com_insert', 'Com_update', 'Com_delete', 'Com_delete_multi', 'Com_select')")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
 		m := map[string]int{}
-		for rows.Next() {
-			var k string
-			var v int
-			if err := rows.Scan(&k, &v); err != nil {
-				t.Fatal(err)
-			}
+		for k, v := range sessionStatus(t, conn, "Com_insert", "Com_update", "Com_delete", "Com_delete_multi", "Com_select") {
 			// The link DELETE names its index in the multi-table form.
 			m[strings.TrimSuffix(strings.TrimPrefix(k, "Com_"), "_multi")] += v
 		}
@@ -696,21 +686,7 @@ func TestMultigetReadsOnlyTheIndex(t *testing.T) {
 	}
 	conn := ses.sess.r
 	handler := func() map[string]int {
-		rows, err := conn.QueryContext(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('Handler_icp_attempts', 'Handler_read_key', 'Handler_read_next', 'Handler_read_prev', 'Handler_read_rnd', 'Handler_read_rnd_next')")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		m := map[string]int{}
-		for rows.Next() {
-			var k string
-			var v int
-			if err := rows.Scan(&k, &v); err != nil {
-				t.Fatal(err)
-			}
-			m[k] = v
-		}
-		return m
+		return sessionStatus(t, conn, "Handler_icp_attempts", "Handler_read_key", "Handler_read_next", "Handler_read_prev", "Handler_read_rnd", "Handler_read_rnd_next")
 	}
 	// reads is what one multiget asked of the engine; the status query
 	// itself reads nothing from these counters.
@@ -740,4 +716,27 @@ func TestMultigetReadsOnlyTheIndex(t *testing.T) {
 			t.Fatalf("round %d: after an UPDATE the multiget read %v, against %v before any: it no longer read the covering index alone", round, got, want)
 		}
 	}
+}
+
+// sessionStatus reads the named counters of conn's session.
+func sessionStatus(t *testing.T, conn *sql.Conn, names ...string) map[string]int {
+	t.Helper()
+	rows, err := conn.QueryContext(context.Background(), "SHOW SESSION STATUS WHERE Variable_name IN ('"+strings.Join(names, "', '")+"')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	m := map[string]int{}
+	for rows.Next() {
+		var k string
+		var v int
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		m[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
