@@ -48,8 +48,9 @@
 # Settings: STORES ("postgres
 # mariadb mariadb-rocksdb"), PERF_REQUESTERS ("1 4 16 64"), PERF_ROUNDS
 # (2), PERF_TIME (30 s measured), PERF_WARMUP (10 s), PERF_RESTORE (1: copy
-# the graph back before every run; 0 runs on what the previous run left;
-# once copies it back before the first run only), PERF_COMPACT (1: on
+# the graph back before every run, as files on InnoDB, rows on MyRocks; 0
+# runs on what the previous run left; once copies it back before the first
+# run only), PERF_COMPACT (1: on
 # MyRocks, flush the memtables and compact the graph before every run, so
 # that the rows the previous runs deleted, tombstones a range scan steps
 # over until a compaction drops them, do not slow the next one; other
@@ -197,6 +198,7 @@ snapshot_save() {
       pg_admin -c "DROP DATABASE IF EXISTS lbsnap_$2" -c "CREATE DATABASE lbsnap_$2 TEMPLATE linkbench STRATEGY FILE_COPY" ;;
     mariadb*)
       my_admin -e "DROP DATABASE IF EXISTS lbsnap_$2; CREATE DATABASE lbsnap_$2"
+      rm -rf "$(my_export_dir "$2")"
       my_copy linkdb0 "lbsnap_$2" ;;
   esac
 }
@@ -211,15 +213,56 @@ snapshot_restore() {
     postgres)
       pg_admin -c "DROP DATABASE IF EXISTS linkbench WITH (FORCE)" -c "CREATE DATABASE linkbench OWNER linkbench TEMPLATE lbsnap_$2 STRATEGY FILE_COPY" ;;
     mariadb*)
-      my_copy "lbsnap_$2" linkdb0
-      # The copy's pages go to disk now, not during the next run.
-      if [ "$(my_admin -e "SELECT engine FROM information_schema.tables WHERE table_schema = 'linkdb0' AND table_name = 'linktable'")" = ROCKSDB ]; then
+      if [ "$(my_admin -e "SELECT engine FROM information_schema.tables WHERE table_schema = 'lbsnap_$2' AND table_name = 'linktable'")" = ROCKSDB ]; then
+        my_copy "lbsnap_$2" linkdb0
+        # The copy's memtables go to disk now, not during the next run.
         my_admin -e "SET GLOBAL rocksdb_force_flush_memtable_now = 1"
       else
-        my_admin -e "FLUSH TABLES linkdb0.linktable, linkdb0.counttable, linkdb0.nodetable FOR EXPORT; UNLOCK TABLES"
+        my_import "$2"
       fi ;;
   esac
 }
+# my_import NAME: InnoDB's copy of snapshot NAME goes back as files
+# (transportable tablespaces): each table's exported .ibd replaces
+# linkdb0's. Copying rows instead (INSERT ... SELECT, about 45 s) wrote
+# about 1 GB of redo through a 96 MB log, and the page cleaner then
+# flushed at rates set by that burst during the next run: how many pages a
+# run wrote depended on when it started, not on its driver
+# (docs/performance.md, "The graph copied back as files"). An import
+# writes almost no redo and takes seconds.
+my_import() {
+  local dir t tables=(linktable counttable nodetable linkbench_meta)
+  dir="$(my_export_dir "$1")"
+  [ -f "$dir/linktable.ibd" ] || my_export "$1" "$dir"
+  local data owner
+  data="$(my_admin -e "SELECT @@datadir")"
+  owner="$(stat -c %U:%G "$data")"
+  for t in "${tables[@]}"; do
+    [ -f "$dir/$t.ibd" ] || continue
+    my_admin -e "DROP TABLE IF EXISTS linkdb0.$t; CREATE TABLE linkdb0.$t LIKE lbsnap_$1.$t; ALTER TABLE linkdb0.$t DISCARD TABLESPACE"
+    install -o "${owner%:*}" -g "${owner#*:}" -m 660 "$dir/$t.ibd" "$dir/$t.cfg" "$data/linkdb0/"
+    my_admin -e "ALTER TABLE linkdb0.$t IMPORT TABLESPACE" || die "importing linkdb0.$t from $dir failed"
+    rm -f "$data/linkdb0/$t.cfg"
+  done
+}
+# my_export NAME DIR: snapshot NAME's tables exported as files into DIR
+# (FLUSH TABLES ... FOR EXPORT holds them still while they are copied).
+my_export() {
+  local t have=() data
+  data="$(my_admin -e "SELECT @@datadir")"
+  for t in linktable counttable nodetable linkbench_meta; do
+    [ -n "$(my_admin -e "SHOW TABLES FROM lbsnap_$1 LIKE '$t'")" ] && have+=("$t")
+  done
+  rm -rf "$2" && mkdir -p "$2"
+  local list="" files=""
+  for t in "${have[@]}"; do
+    list="$list${list:+, }lbsnap_$1.$t"
+    files="$files $data/lbsnap_$1/$t.ibd $data/lbsnap_$1/$t.cfg"
+  done
+  printf 'FLUSH TABLES %s FOR EXPORT;\nsystem cp %s %s/\nUNLOCK TABLES;\n' "$list" "$files" "$2" | my_admin &&
+    [ -f "$2/linktable.cfg" ] || die "exporting lbsnap_$1 into $2 failed"
+}
+my_export_dir() { echo "$MYDIR/vsref-snap/$1"; }
 my_copy() { # FROM TO: the graph's tables, rows included
   local t
   for t in linktable counttable nodetable linkbench_meta; do
