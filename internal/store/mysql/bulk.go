@@ -227,6 +227,8 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 		d.Settings["link_writes"] = "CALL " + proc
 	case s.useProc && s.kind != "TiDB":
 		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five); the procedure " + proc + " is missing or from an older linkbench (`linkbench init` replaces it)"
+	case s.autoStmts != "":
+		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five); " + s.autoStmts
 	default:
 		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five)"
 	}

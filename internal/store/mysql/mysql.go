@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -32,7 +33,7 @@ func init() {
 			{Name: "mysql_partitions", Default: "0", Doc: "PARTITION BY KEY(id1) PARTITIONS n on linktable (0 = none)"},
 			{Name: "tls", Doc: "go-sql-driver tls setting: true, skip-verify, preferred or a registered name"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "mysql_write_procedure", Default: "true", Doc: "link writes in one CALL of the stored procedure linkbench_write_<linktable> (made by init); false: the reference's statements from the client, one transaction on a connection with autocommit off"},
+			{Name: "mysql_write_procedure", Default: "auto", Doc: "true: link writes in one CALL of the stored procedure linkbench_write_<linktable> (made by init); false: the reference's statements from the client, one transaction on a connection with autocommit off; auto: false for a request phase run alone and flat out with more than 2 and up to 8 requesters per CPU, else true"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
 		// Three pools (reads, writes, loads) of one connection per worker.
@@ -48,7 +49,8 @@ type Store struct {
 	engine     string
 	partitions int64
 	kind       string // "MySQL", "MariaDB" or "TiDB", from the version string
-	useProc    bool   // mysql_write_procedure
+	useProc    bool   // mysql_write_procedure resolved
+	autoStmts  string // why mysql_write_procedure = auto chose the statements, or ""
 	socks      *sockets
 	t          store.Tables
 	deferIndex bool
@@ -159,16 +161,21 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	useProc, err := store.Bool(p, "mysql_write_procedure", true)
-	if err != nil {
-		return nil, err
-	}
 	n := max(o.Concurrency, 1) + 2
 	mode, err := netconn.ParseMode(store.String(p, "io_mode", ""), o.Concurrency, o.Requests, p.Where("io_mode"))
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}, cfg: cfg, logf: o.Logf,
+	procSetting := store.String(p, "mysql_write_procedure", "")
+	useProc, err := writeProcedure(procSetting, mode, o, p.Where("mysql_write_procedure"))
+	if err != nil {
+		return nil, err
+	}
+	autoStmts := ""
+	if v := strings.ToLower(strings.TrimSpace(procSetting)); !useProc && (v == "" || v == "auto") {
+		autoStmts = fmt.Sprintf("mysql_write_procedure = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
+	}
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, autoStmts: autoStmts, release: func() {}, cfg: cfg, logf: o.Logf,
 		socks: &sockets{}, st: &stmts{}, noInfile: &atomic.Bool{}}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/linkbench/linkbench/internal/graph"
 
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/netconn"
 	"github.com/linkbench/linkbench/internal/store/storetest"
 )
 
@@ -205,6 +207,65 @@ func TestLinkWritesByProcedure(t *testing.T) {
 	}
 	if got := linkWrites(t, off); !strings.HasPrefix(got, "client transaction") {
 		t.Fatalf("link_writes with mysql_write_procedure=false = %q", got)
+	}
+}
+
+// TestWriteProcedureAuto: mysql_write_procedure = auto sends the
+// statements only for a request phase run alone and flat out on blocking
+// connections with more than 2 and up to 8 requesters per CPU; true and
+// false are kept whatever the requesters, and anything else is refused.
+func TestWriteProcedureAuto(t *testing.T) {
+	perCPU := runtime.NumCPU()
+	flat := func(n int) store.Options { return store.Options{Concurrency: n, Requests: true, FlatOut: true} }
+	for _, c := range []struct {
+		v    string
+		mode netconn.Mode
+		o    store.Options
+		proc bool
+	}{
+		{"auto", netconn.Blocking, flat(1), true},
+		{"", netconn.Blocking, flat(2 * perCPU), true},
+		{"auto", netconn.Blocking, flat(2*perCPU + 1), false},
+		{"", netconn.Blocking, flat(8 * perCPU), false},
+		{"AUTO", netconn.Blocking, flat(8 * perCPU), false},
+		{"auto", netconn.Blocking, flat(8*perCPU + 1), true},
+		{"auto", netconn.Poller, flat(8 * perCPU), true},
+		{"auto", netconn.Blocking, store.Options{Concurrency: 8 * perCPU, Requests: true}, true},
+		{"auto", netconn.Blocking, store.Options{Concurrency: 8 * perCPU}, true},
+		{"true", netconn.Blocking, flat(8 * perCPU), true},
+		{"false", netconn.Blocking, flat(1), false},
+	} {
+		proc, err := writeProcedure(c.v, c.mode, c.o, "test")
+		if err != nil || proc != c.proc {
+			t.Errorf("%q, %s, %d requesters (request phase %v, flat out %v): procedure %v (%v), want %v", c.v, c.mode, c.o.Concurrency, c.o.Requests, c.o.FlatOut, proc, err, c.proc)
+		}
+	}
+	if _, err := writeProcedure("maybe", netconn.Blocking, flat(1), "-D mysql_write_procedure"); err == nil || !strings.Contains(err.Error(), "use auto, true or false") || !strings.Contains(err.Error(), "-D mysql_write_procedure") {
+		t.Errorf("a bad value: %v", err)
+	}
+
+	// Opened as such a request phase, a store with the procedure in its
+	// schema still sends the statements, and its description says why.
+	ctx := context.Background()
+	made := fresh(t, "innodb")
+	if err := made.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + made.db
+	s, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String()}, Concurrency: 8 * perCPU, Requests: true, FlatOut: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := linkWrites(t, s); !strings.HasPrefix(got, "client transaction") || !strings.Contains(got, "mysql_write_procedure = auto chose them") {
+		t.Fatalf("link_writes at %d requesters flat out = %q", 8*perCPU, got)
+	}
+	if res, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("x")}); err != nil || res != graph.Inserted {
+		t.Fatalf("AddLink by the statements = %v, %v", res, err)
 	}
 }
 

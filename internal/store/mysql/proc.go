@@ -3,9 +3,13 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
 // The link writes of the request phase are transactions whose later
@@ -31,6 +35,39 @@ import (
 // order, one round trip each) stays for TiDB (no stored procedures), for
 // databases whose schema was made without the procedure, and for
 // mysql_write_procedure = false.
+
+// Where mysql_write_procedure = auto sends the statements instead: the
+// requesters of a request phase run alone and flat out on blocking
+// connections, more than stmtsFromPerCPU and at most stmtsToPerCPU of them
+// per CPU. There the server, busy with the requesters' CALLs, synced its
+// log less often per request and left its cores idle more often than with
+// the same statements from the client, whose round trips spread the commits
+// out: on 2 CPUs the statements served more requests than the procedure in
+// all six pairs at 8 and 16 requesters, at 0.86 of the server's CPU per
+// request. With fewer requesters the procedure's saved round trips win (by
+// a quarter for one requester); with more, neither wins every pair
+// (docs/performance.md, after "The graph copied back as files").
+const (
+	stmtsFromPerCPU = 2
+	stmtsToPerCPU   = 8
+)
+
+// writeProcedure reads mysql_write_procedure (v): whether link writes call
+// the procedure, for a store opened with o on connections of mode.
+func writeProcedure(v string, mode netconn.Mode, o store.Options, where string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "auto":
+		cpus := runtime.NumCPU()
+		stmts := o.Requests && o.FlatOut && mode == netconn.Blocking &&
+			o.Concurrency > stmtsFromPerCPU*cpus && o.Concurrency <= stmtsToPerCPU*cpus
+		return !stmts, nil
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("mysql_write_procedure (%s): %q is not a choice; use auto, true or false", where, v)
+}
 
 // writeProc is the procedure's name, one per link table.
 func (s *Store) writeProc() string { return q("linkbench_write_" + s.t.Link) }
