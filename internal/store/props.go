@@ -40,15 +40,25 @@ func Int(p Props, key string, def int64) (int64, error) {
 // Bool returns key as a boolean (true/false/1/0/yes/no/on/off), def when unset.
 func Bool(p Props, key string, def bool) (bool, error) {
 	v := strings.ToLower(String(p, key, ""))
-	switch v {
-	case "":
+	if v == "" {
 		return def, nil
-	case "true", "1", "yes", "on":
-		return true, nil
-	case "false", "0", "no", "off":
-		return false, nil
+	}
+	if b, ok := ParseBool(v); ok {
+		return b, nil
 	}
 	return false, fmt.Errorf("%s (%s): %q is not a boolean (expected true or false)", key, p.Where(key), v)
+}
+
+// ParseBool reads the boolean spellings Bool accepts (true, 1, yes, on and
+// their opposites, any case); ok is false for anything else.
+func ParseBool(v string) (b, ok bool) {
+	switch strings.ToLower(v) {
+	case "true", "1", "yes", "on":
+		return true, true
+	case "false", "0", "no", "off":
+		return false, true
+	}
+	return false, false
 }
 
 // Tables are the table (or collection) names, from the keys linktable,

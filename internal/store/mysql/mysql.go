@@ -166,13 +166,12 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	procSetting := store.String(p, "mysql_write_procedure", "")
-	useProc, err := writeProcedure(procSetting, mode, o, p.Where("mysql_write_procedure"))
+	useProc, auto, err := writeProcedure(store.String(p, "mysql_write_procedure", ""), mode, o, p.Where("mysql_write_procedure"))
 	if err != nil {
 		return nil, err
 	}
 	autoStmts := ""
-	if v := strings.ToLower(strings.TrimSpace(procSetting)); !useProc && (v == "" || v == "auto") {
+	if auto && !useProc {
 		autoStmts = fmt.Sprintf("mysql_write_procedure = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
 	}
 	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, autoStmts: autoStmts, release: func() {}, cfg: cfg, logf: o.Logf,

@@ -235,12 +235,12 @@ func TestWriteProcedureAuto(t *testing.T) {
 		{"true", netconn.Blocking, flat(8 * perCPU), true},
 		{"false", netconn.Blocking, flat(1), false},
 	} {
-		proc, err := writeProcedure(c.v, c.mode, c.o, "test")
+		proc, _, err := writeProcedure(c.v, c.mode, c.o, "test")
 		if err != nil || proc != c.proc {
 			t.Errorf("%q, %s, %d requesters (request phase %v, flat out %v): procedure %v (%v), want %v", c.v, c.mode, c.o.Concurrency, c.o.Requests, c.o.FlatOut, proc, err, c.proc)
 		}
 	}
-	if _, err := writeProcedure("maybe", netconn.Blocking, flat(1), "-D mysql_write_procedure"); err == nil || !strings.Contains(err.Error(), "use auto, true or false") || !strings.Contains(err.Error(), "-D mysql_write_procedure") {
+	if _, _, err := writeProcedure("maybe", netconn.Blocking, flat(1), "-D mysql_write_procedure"); err == nil || !strings.Contains(err.Error(), "use auto, true or false") || !strings.Contains(err.Error(), "-D mysql_write_procedure") {
 		t.Errorf("a bad value: %v", err)
 	}
 

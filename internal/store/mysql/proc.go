@@ -53,20 +53,20 @@ const (
 )
 
 // writeProcedure reads mysql_write_procedure (v): whether link writes call
-// the procedure, for a store opened with o on connections of mode.
-func writeProcedure(v string, mode netconn.Mode, o store.Options, where string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "auto":
+// the procedure, for a store opened with o on connections of mode, and
+// whether auto decided it.
+func writeProcedure(v string, mode netconn.Mode, o store.Options, where string) (proc, auto bool, err error) {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.EqualFold(v, "auto") {
 		cpus := runtime.NumCPU()
 		stmts := o.Requests && o.FlatOut && mode == netconn.Blocking &&
 			o.Concurrency > stmtsFromPerCPU*cpus && o.Concurrency <= stmtsToPerCPU*cpus
-		return !stmts, nil
-	case "true", "1", "yes", "on":
-		return true, nil
-	case "false", "0", "no", "off":
-		return false, nil
+		return !stmts, true, nil
 	}
-	return false, fmt.Errorf("mysql_write_procedure (%s): %q is not a choice; use auto, true or false", where, v)
+	if b, ok := store.ParseBool(v); ok {
+		return b, false, nil
+	}
+	return false, false, fmt.Errorf("mysql_write_procedure (%s): %q is not a choice; use auto, true or false", where, v)
 }
 
 // writeProc is the procedure's name, one per link table.
