@@ -231,14 +231,13 @@ snapshot_restore() {
 # (docs/performance.md, "The graph copied back as files"). An import
 # writes almost no redo and takes seconds.
 my_import() {
-  local dir t tables=(linktable counttable nodetable linkbench_meta)
+  local dir t
   dir="$(my_export_dir "$1")"
   [ -f "$dir/linktable.ibd" ] || my_export "$1" "$dir"
   local data owner
   data="$(my_admin -e "SELECT @@datadir")"
   owner="$(stat -c %U:%G "$data")"
-  for t in "${tables[@]}"; do
-    [ -f "$dir/$t.ibd" ] || continue
+  for t in $(my_tables "lbsnap_$1"); do
     my_admin -e "DROP TABLE IF EXISTS linkdb0.$t; CREATE TABLE linkdb0.$t LIKE lbsnap_$1.$t; ALTER TABLE linkdb0.$t DISCARD TABLESPACE"
     install -o "${owner%:*}" -g "${owner#*:}" -m 660 "$dir/$t.ibd" "$dir/$t.cfg" "$data/linkdb0/"
     my_admin -e "ALTER TABLE linkdb0.$t IMPORT TABLESPACE" || die "importing linkdb0.$t from $dir failed"
@@ -248,14 +247,11 @@ my_import() {
 # my_export NAME DIR: snapshot NAME's tables exported as files into DIR
 # (FLUSH TABLES ... FOR EXPORT holds them still while they are copied).
 my_export() {
-  local t have=() data
+  local t data
   data="$(my_admin -e "SELECT @@datadir")"
-  for t in linktable counttable nodetable linkbench_meta; do
-    [ -n "$(my_admin -e "SHOW TABLES FROM lbsnap_$1 LIKE '$t'")" ] && have+=("$t")
-  done
   rm -rf "$2" && mkdir -p "$2"
   local list="" files=""
-  for t in "${have[@]}"; do
+  for t in $(my_tables "lbsnap_$1"); do
     list="$list${list:+, }lbsnap_$1.$t"
     files="$files $data/lbsnap_$1/$t.ibd $data/lbsnap_$1/$t.cfg"
   done
@@ -265,16 +261,22 @@ my_export() {
 my_export_dir() { echo "$MYDIR/vsref-snap/$1"; }
 my_copy() { # FROM TO: the graph's tables, rows included
   local t
-  for t in linktable counttable nodetable linkbench_meta; do
-    if [ -n "$(my_admin -e "SHOW TABLES FROM $1 LIKE '$t'")" ]; then
-      # RocksDB refuses one transaction of millions of row locks: it
-      # commits as it goes (a variable only its plugin knows).
-      local big=""
-      [ "$(my_admin -e "SELECT engine FROM information_schema.tables WHERE table_schema = '$1' AND table_name = '$t'")" = ROCKSDB ] &&
-        big="SET SESSION rocksdb_commit_in_the_middle = 1;"
-      my_admin -e "$big DROP TABLE IF EXISTS $2.$t; CREATE TABLE $2.$t LIKE $1.$t; INSERT INTO $2.$t SELECT * FROM $1.$t"
-    fi
+  for t in $(my_tables "$1"); do
+    # RocksDB refuses one transaction of millions of row locks: it
+    # commits as it goes (a variable only its plugin knows).
+    local big=""
+    [ "$(my_admin -e "SELECT engine FROM information_schema.tables WHERE table_schema = '$1' AND table_name = '$t'")" = ROCKSDB ] &&
+      big="SET SESSION rocksdb_commit_in_the_middle = 1;"
+    my_admin -e "$big DROP TABLE IF EXISTS $2.$t; CREATE TABLE $2.$t LIKE $1.$t; INSERT INTO $2.$t SELECT * FROM $1.$t"
   done
+}
+# my_tables DB: those of the graph's tables that DB has.
+my_tables() {
+  local t
+  for t in linktable counttable nodetable linkbench_meta; do
+    [ -n "$(my_admin -e "SHOW TABLES FROM $1 LIKE '$t'")" ] && echo "$t"
+  done
+  return 0
 }
 
 # Statement logs. log_setup/log_teardown change the server once; log_on
