@@ -57,6 +57,23 @@ func TestPairVerdictsJudgeEachRound(t *testing.T) {
 			t.Errorf("the verdicts lack %q:\n%s", want, b.String())
 		}
 	}
+	// A slower list read comes with the pair's history reads, which set it.
+	lists := func(rate, mean float64, hist int64) Perf {
+		return Perf{RequestsPerS: rate, HistoryQueries: hist, ListRequests: 80000, Ops: map[string]OpPerf{"GET_LINKS_LIST": {MeanMs: mean}}}
+	}
+	b.Reset()
+	pairVerdicts(&b, []int{4}, []string{"GET_LINKS_LIST"}, func(d string, n int) []Perf {
+		if d == "reference" {
+			return []Perf{lists(11000, 0.350, 190), lists(11000, 0.350, 190)}
+		}
+		return []Perf{lists(12000, 0.364, 250), lists(12000, 0.340, 250)}
+	})
+	if want := "4 round 1 |  1.09 | GET_LINKS_LIST +4.0% (history reads 0.237 / 0.312 per 100)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("the verdicts lack %q:\n%s", want, b.String())
+	}
+	if strings.Count(b.String(), "history reads") != 1 {
+		t.Errorf("a pair whose list reads were not slower names its history reads:\n%s", b.String())
+	}
 	b.Reset()
 	pairVerdicts(&b, []int{4}, ops, func(d string, n int) []Perf { return ref[:1] })
 	if b.Len() != 0 {
