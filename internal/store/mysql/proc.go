@@ -38,8 +38,8 @@ import (
 
 // Where mysql_write_procedure = auto sends the statements instead: the
 // requesters of a request phase run alone and flat out on blocking
-// connections, more than stmtsFromPerCPU and at most stmtsToPerCPU of them
-// per CPU. There the server, busy with the requesters' CALLs, synced its
+// connections, more than stmtsFromPerCPU of them per CPU and no more than
+// io_mode = auto gives blocking connections to (netconn.Blocks, 8 per CPU). There the server, busy with the requesters' CALLs, synced its
 // log less often per request and left its cores idle more often than with
 // the same statements from the client, whose round trips spread the commits
 // out: on 2 CPUs the statements served more requests than the procedure in
@@ -47,10 +47,7 @@ import (
 // request. With fewer requesters the procedure's saved round trips win (by
 // a quarter for one requester); with more, neither wins every pair
 // (docs/performance.md, after "The graph copied back as files").
-const (
-	stmtsFromPerCPU = 2
-	stmtsToPerCPU   = 8
-)
+const stmtsFromPerCPU = 2
 
 // writeProcedure reads mysql_write_procedure (v): whether link writes call
 // the procedure, for a store opened with o on connections of mode, and
@@ -58,9 +55,8 @@ const (
 func writeProcedure(v string, mode netconn.Mode, o store.Options, where string) (proc, auto bool, err error) {
 	v = strings.TrimSpace(v)
 	if v == "" || strings.EqualFold(v, "auto") {
-		cpus := runtime.NumCPU()
 		stmts := o.Requests && o.FlatOut && mode == netconn.Blocking &&
-			o.Concurrency > stmtsFromPerCPU*cpus && o.Concurrency <= stmtsToPerCPU*cpus
+			o.Concurrency > stmtsFromPerCPU*runtime.NumCPU() && netconn.Blocks(o.Concurrency, o.Requests)
 		return !stmts, true, nil
 	}
 	if b, ok := store.ParseBool(v); ok {
