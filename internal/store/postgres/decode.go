@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/linkbench/linkbench/internal/graph"
@@ -199,21 +200,112 @@ func (r row) bytes(i int) ([]byte, error) {
 }
 
 // exec runs st with args on a connection of cs, calling each (when
-// not nil) for every row, and returns the command tag.
-func exec(ctx context.Context, cs conns, st *stmt, args []arg, each func(row) error) (pgconn.CommandTag, error) {
+// not nil) for every row, and returns the rows it affected (or returned).
+// On a connection that needs no watching of ctx (a blocking one, armed,
+// or ctx that cannot end) the statement goes through direct.
+func exec(ctx context.Context, cs conns, st *stmt, args []arg, each func(row) error) (int64, error) {
 	c, err := cs.get(ctx)
 	if err != nil {
-		return pgconn.CommandTag{}, err
+		return 0, err
 	}
 	defer cs.put(c)
 	ectx, ic, err := armed(ctx, c)
 	if err != nil {
-		return pgconn.CommandTag{}, err
+		return 0, err
 	}
 	if ic != nil {
 		defer ic.Disarm()
 	}
-	return run(ctx, ectx, c, nil, st, args, each)
+	if ic != nil || ctx.Done() == nil {
+		return direct(ctx, c, st, args, each)
+	}
+	tag, err := run(ctx, ectx, c, nil, st, args, each)
+	return tag.RowsAffected(), err
+}
+
+// direct runs st as run does without a first statement, writing its
+// Bind, Execute and Sync with the connection's protocol layer and reading
+// the answer up to ReadyForQuery itself: pgconn's result reader, its
+// guard against a write that blocks (a timer set and stopped around every
+// flush) and its command tag (a string made for every statement) cost
+// the driver more CPU per request than the protocol's work, and none of
+// them is needed by a single autocommit statement of a few hundred bytes
+// on a connection that is not watched for ctx (armed). The connection's
+// state is left as pgconn's would be: idle, or closed (and so dropped by
+// the pool) when the answer could not be read to its end.
+func direct(ctx context.Context, c *pgxpool.Conn, st *stmt, args []arg, each func(row) error) (int64, error) {
+	sd, err := c.Conn().Prepare(ctx, st.name, st.sql)
+	if err != nil {
+		return 0, err
+	}
+	sc := scratches.Get().(*scratch)
+	defer scratches.Put(sc)
+	vals, err := sc.encode(sd.ParamOIDs, args)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", st.name, err)
+	}
+	pc := c.Conn().PgConn()
+	fe := pc.Frontend()
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: sd.Name, ParameterFormatCodes: binary9[:len(vals)], Parameters: vals, ResultFormatCodes: binary9[:len(sd.Fields)]})
+	fe.SendExecute(&pgproto3.Execute{})
+	fe.SendSync(&pgproto3.Sync{})
+	if err := fe.Flush(); err != nil {
+		return 0, broken(pc, err)
+	}
+	var (
+		n      int64
+		failed error // the first error of the statement, reported once ReadyForQuery came
+		r      = row{fds: sd.Fields}
+	)
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			return 0, broken(pc, errors.Join(failed, err))
+		}
+		switch msg := msg.(type) {
+		case *pgproto3.DataRow:
+			if each != nil && failed == nil {
+				r.v = msg.Values
+				failed = each(r)
+			}
+		case *pgproto3.CommandComplete:
+			n = rowsAffected(msg.CommandTag)
+		case *pgproto3.ErrorResponse:
+			if failed == nil {
+				failed = pgconn.ErrorResponseToPgError(msg)
+			}
+		case *pgproto3.ReadyForQuery:
+			return n, failed
+		case *pgproto3.BindComplete, *pgproto3.EmptyQueryResponse, *pgproto3.NoticeResponse, *pgproto3.ParameterStatus, *pgproto3.NotificationResponse:
+		default:
+			return 0, broken(pc, fmt.Errorf("%s: the server sent an unexpected %T", st.name, msg))
+		}
+	}
+}
+
+// broken closes pc, whose answer could not be read to its end, so the
+// pool drops it, and returns err.
+func broken(pc *pgconn.PgConn, err error) error {
+	pc.Conn().Close() // the Terminate that Close sends then fails at once
+	pc.Close(context.Background())
+	return err
+}
+
+// rowsAffected is the count at the end of a command tag ("UPDATE 1",
+// "INSERT 0 1", "SELECT 10"), 0 when it has none.
+func rowsAffected(tag []byte) int64 {
+	i := len(tag)
+	for i > 0 && tag[i-1] >= '0' && tag[i-1] <= '9' {
+		i--
+	}
+	if i == len(tag) || i == 0 || tag[i-1] != ' ' {
+		return 0
+	}
+	var n int64
+	for _, d := range tag[i:] {
+		n = n*10 + int64(d-'0')
+	}
+	return n
 }
 
 // armed is the context to run statements on c with. A blocking

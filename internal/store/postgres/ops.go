@@ -284,18 +284,18 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.No
 
 // UpdateNode implements store.Store.
 func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (bool, error) {
-	tag, err := exec(ctx, s.wconns, &s.q.updNode, []arg{num(n.Version), num(int64(n.Time)), blob(n.Data), num(n.ID), num(int64(n.Type))}, nil)
+	rows, err := exec(ctx, s.wconns, &s.q.updNode, []arg{num(n.Version), num(int64(n.Time)), blob(n.Data), num(n.ID), num(int64(n.Type))}, nil)
 	if err != nil {
 		return false, fmt.Errorf("update node %d: %w", n.ID, classify(err))
 	}
-	return tag.RowsAffected() > 0, nil
+	return rows > 0, nil
 }
 
 // DeleteNode implements store.Store.
 func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (bool, error) {
-	tag, err := exec(ctx, s.wconns, &s.q.delNode, []arg{num(id), num(int64(nodeType))}, nil)
+	rows, err := exec(ctx, s.wconns, &s.q.delNode, []arg{num(id), num(int64(nodeType))}, nil)
 	if err != nil {
 		return false, fmt.Errorf("delete node %d: %w", id, classify(err))
 	}
-	return tag.RowsAffected() > 0, nil
+	return rows > 0, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
@@ -471,10 +472,12 @@ func TestLockOfAHolderThatJustLetGo(t *testing.T) {
 	}
 }
 
-// The request statements run on pgconn with pooled parameter buffers and,
-// on a blocking connection, without pgx's per-statement context watch: a
-// primary-key read, a link write and a short list read make 2, 1 and 2
-// allocations (pgx's Query and Scan made 13, 13 and 10).
+// The request statements run on pgx's protocol layer with pooled
+// parameter buffers and, on a blocking connection, without pgconn's result
+// reader (direct): a primary-key read, a link write and a short list read
+// make 1, 0 and 1 allocations, the node's data and the list's (pgconn's
+// result reader made 1, 1 and 2 with its command tag, pgx's Query and Scan
+// 13, 13 and 10).
 func TestRequestsAllocateLittle(t *testing.T) {
 	s := fresh(t, store.MapProps{"io_mode": "blocking"})
 	ctx, cancel := context.WithCancel(context.Background()) // a requester's context can be cancelled
@@ -496,9 +499,9 @@ func TestRequestsAllocateLittle(t *testing.T) {
 		max  float64
 		op   func() error
 	}{
-		{"GetNode", 2, func() error { _, _, err := s.GetNode(ctx, graph.NodeType, id); return err }},
-		{"AddLink", 1, func() error { _, err := s.AddLink(ctx, &l); return err }},
-		{"GetLinkList", 2, func() error {
+		{"GetNode", 1, func() error { _, _, err := s.GetNode(ctx, graph.NodeType, id); return err }},
+		{"AddLink", 0, func() error { _, err := s.AddLink(ctx, &l); return err }},
+		{"GetLinkList", 1, func() error {
 			_, err := s.GetLinkList(ctx, graph.ListQuery{ID1: 7, LinkType: 1, MaxTime: 1 << 40, Limit: 10}, dst[:0])
 			return err
 		}},
@@ -771,5 +774,83 @@ func TestClientDeleteReadsTheVisibilityAlone(t *testing.T) {
 	}
 	if n, err := sess.CountLinks(ctx, 1, 1); err != nil || n != 1 {
 		t.Errorf("count %d (%v), want 1", n, err)
+	}
+}
+
+// A statement that direct runs leaves its connection idle and in use when
+// the server refuses it or a row callback fails (the answer is read to its
+// ReadyForQuery), gives its rows and their count, and closes the
+// connection when the answer cannot be read (an armed connection whose
+// channel is closed), so the pool drops it.
+func TestDirectStatements(t *testing.T) {
+	s := fresh(t, store.MapProps{"io_mode": "blocking"})
+	ctx := context.Background()
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	pc := c.Conn().PgConn()
+	pid := func() int64 {
+		t.Helper()
+		var p int64
+		if _, err := direct(ctx, c, &stmt{"lbt_pid", "SELECT pg_backend_pid()"}, nil, func(r row) (err error) {
+			p, err = r.int(0)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	idle := func(what string) {
+		t.Helper()
+		if pc.IsClosed() || pc.IsBusy() || pc.TxStatus() != 'I' {
+			t.Fatalf("after %s the connection is not idle", what)
+		}
+	}
+	before := pid()
+	series := &stmt{"lbt_series", "SELECT generate_series(1, $1)"}
+	var got []int64
+	n, err := direct(ctx, c, series, []arg{num(3)}, func(r row) error {
+		v, err := r.int(0)
+		got = append(got, v)
+		return err
+	})
+	if err != nil || n != 3 || fmt.Sprint(got) != "[1 2 3]" {
+		t.Fatalf("3 rows: %v, count %d (%v)", got, n, err)
+	}
+	var pe *pgconn.PgError
+	if _, err := direct(ctx, c, &stmt{"lbt_div", "SELECT 1 / $1"}, []arg{num(0)}, nil); !errors.As(err, &pe) || pe.Code != "22012" {
+		t.Fatalf("dividing by zero: %v, want the server's error 22012", err)
+	}
+	idle("a refused statement")
+	stop := errors.New("stop")
+	calls := 0
+	if _, err := direct(ctx, c, series, []arg{num(5)}, func(row) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("a failing row callback: %v after %d calls, want stop after 1", err, calls)
+	}
+	idle("a failing row callback")
+	if after := pid(); after != before {
+		t.Fatalf("the connection changed: backend %d, then %d", before, after)
+	}
+	ic, ok := pc.Conn().(netconn.Interruptible)
+	if !ok {
+		t.Fatal("io_mode = blocking gave a connection that cannot be interrupted")
+	}
+	done := make(chan struct{})
+	close(done)
+	ic.Arm(done)
+	_, err = direct(ctx, c, series, []arg{num(1)}, nil)
+	ic.Disarm()
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !pc.IsClosed() {
+		t.Fatalf("an interrupted statement: %v, connection closed %v; want a deadline error and the connection closed", err, pc.IsClosed())
+	}
+}
+
+func TestRowsAffected(t *testing.T) {
+	for tag, want := range map[string]int64{"INSERT 0 1": 1, "UPDATE 12": 12, "DELETE 0": 0, "SELECT 10000": 10000, "BEGIN": 0, "": 0, "COMMIT": 0, "X 7a": 0} {
+		if got := rowsAffected([]byte(tag)); got != want {
+			t.Errorf("rowsAffected(%q) = %d, want %d", tag, got, want)
+		}
 	}
 }
