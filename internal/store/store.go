@@ -175,9 +175,10 @@ type Sizer interface {
 // A broken connection is given up and the next operation takes another.
 // Only the request operations are for sessions; Close gives the connection
 // back and leaves the store open. A session is used by one goroutine.
-// The links a session's GetLinkList returns may share their Data with the
-// links of its next GetLinkList (a JDBC result set is read before the next
-// statement runs, too); copy what must outlive that.
+// The links a session's GetLinkList returns, and the node its GetNode
+// returns, may share their Data with those of its next GetLinkList or
+// GetNode (a JDBC result set is read before the next statement runs, too);
+// copy what must outlive that.
 type Sessioner interface {
 	Session() Store
 }

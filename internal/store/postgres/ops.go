@@ -256,6 +256,9 @@ func (s *Store) AddNode(ctx context.Context, n *graph.Node) (int64, error) {
 func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error) {
 	n := graph.Node{ID: id, Type: nodeType}
 	found := false
+	// A session copies the data into its lists' buffer (store.Sessioner).
+	data := store.ListDataFrom(s.listBuf)
+	defer data.Keep(s.listBuf)
 	_, err := exec(ctx, s.conns, &s.q.getNode, []arg{num(id), num(int64(nodeType))}, func(r row) error {
 		var err error
 		if n.Version, err = r.int(0); err != nil {
@@ -270,7 +273,7 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (graph.No
 		if err != nil {
 			return err
 		}
-		n.Data, found = append([]byte{}, d...), true
+		n.Data, found = data.Add(d), true
 		return nil
 	})
 	if err != nil {

@@ -63,8 +63,8 @@ type Store struct {
 	ownWrite   bool                      // pg_write_connection resolved: a session's writes on their own connection
 	useFunc    bool                      // pg_write_function: link writes in one call of the write function
 	// listBuf, in a session, is the buffer its list reads copy the rows'
-	// data into, kept for the next list; nil on the shared store, whose
-	// lists each get a new one.
+	// data into, and GetNode the node's, kept for the next; nil on the
+	// shared store, whose reads each get a new one.
 	listBuf *[]byte
 	// refused, when set (by tests), runs after each refused try of
 	// Lock's own key, before the holders are looked up.

@@ -523,7 +523,8 @@ func TestRequestsAllocateLittle(t *testing.T) {
 
 // A session's list reads copy the rows' data into one buffer it keeps
 // (store.Sessioner): a list of 20 rows allocates no data on a session,
-// where the store's own lists each get a new buffer.
+// where the store's own lists each get a new buffer; a session's node
+// reads use the same buffer and allocate nothing.
 func TestSessionListsReuseTheirBuffer(t *testing.T) {
 	s := fresh(t, store.MapProps{"io_mode": "blocking"})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -560,6 +561,28 @@ func TestSessionListsReuseTheirBuffer(t *testing.T) {
 	onSession, onStore := allocs(sess), allocs(s)
 	if onSession > 1 || onStore < onSession+1 {
 		t.Errorf("a list of 20 rows: %.1f allocations per call on a session, %.1f on the store; want at most 1 on a session (the row callback), and the rows' data allocated on the store", onSession, onStore)
+	}
+	// A node read takes the same buffer: its data is the list's, and a list
+	// read after it fills the buffer again.
+	id, err := s.AddNode(ctx, &graph.Node{Type: graph.NodeType, Version: 1, Time: 2, Data: []byte("node data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed error
+	onSession = testing.AllocsPerRun(100, func() {
+		n, ok, err := sess.GetNode(ctx, graph.NodeType, id)
+		if err == nil && (!ok || string(n.Data) != "node data") {
+			err = fmt.Errorf("GetNode on the session: %q, found %v", n.Data, ok)
+		}
+		if err != nil {
+			failed = err
+		}
+	})
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	if onSession != 0 || allocs(sess) > 1 {
+		t.Errorf("GetNode on a session: %.1f allocations per call, want none", onSession)
 	}
 }
 
