@@ -123,12 +123,25 @@ func (s *sockets) abort() {
 // when the operation is over; it reports the caller's cancellation as the
 // operation's error, and in a session settles the connections after an
 // error (session.settleErr).
+//
+// A session watches its requester's context once, not once per operation
+// (registering a watch and removing it took about 2 µs of driver CPU a
+// request at 4 requesters): it keeps the watch, and the context without cancellation,
+// while its operations come with the same context, and an operation with a
+// context already ended gets that context, so the driver stops it at once.
 func (s *Store) detach(ctx context.Context) (context.Context, func(error) error) {
 	if ctx.Done() == nil {
 		if s.sess != nil {
 			return ctx, s.sess.settle
 		}
 		return ctx, func(err error) error { return err }
+	}
+	if ss := s.sess; ss != nil {
+		if ctx.Err() != nil {
+			return ctx, ss.settle
+		}
+		ss.watch(ctx, s.socks)
+		return ss.detached, ss.settleWatched
 	}
 	stop := context.AfterFunc(ctx, s.socks.abort)
 	return context.WithoutCancel(ctx), func(err error) error {
@@ -145,4 +158,36 @@ func (s *Store) detach(ctx context.Context) (context.Context, func(error) error)
 
 func newDriverLog(s *sockets) driverLog {
 	return driverLog{set: s, out: log.New(os.Stderr, "[mysql] ", log.Ldate|log.Ltime)}
+}
+
+// watch makes socks abort when ctx ends, unless the session watches ctx
+// already; a context it watched before is no longer watched. (Its caller
+// passes socks rather than the method value socks.abort, which would be
+// made anew at every call.)
+func (ss *session) watch(ctx context.Context, socks *sockets) {
+	if ss.watched == ctx {
+		return
+	}
+	ss.unwatch()
+	ss.watched, ss.detached = ctx, context.WithoutCancel(ctx)
+	ss.stopWatch = context.AfterFunc(ctx, socks.abort)
+}
+
+// unwatch ends the session's watch of its context, if any.
+func (ss *session) unwatch() {
+	if ss.stopWatch != nil {
+		ss.stopWatch()
+	}
+	ss.watched, ss.detached, ss.stopWatch = nil, nil, nil
+}
+
+// settleWatchedErr is settleErr for an operation run detached from the
+// watched context: an error of an operation whose context ended is that
+// context's.
+func (ss *session) settleWatchedErr(err error) error {
+	ss.settleErr(err)
+	if err != nil && ss.watched != nil && ss.watched.Err() != nil {
+		return ss.watched.Err()
+	}
+	return err
 }

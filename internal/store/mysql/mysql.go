@@ -314,6 +314,7 @@ func (s *Store) Addr() string { return s.addr }
 // Close implements store.Store.
 func (s *Store) Close() error {
 	if s.sess != nil {
+		s.sess.unwatch()
 		s.sess.drop()
 		return nil
 	}

@@ -30,6 +30,13 @@ type session struct {
 	st      stmts
 	settle  func(error) error // the session's settleErr, bound once
 	listBuf []byte            // the list reads' data, reused (store.Sessioner)
+
+	// The requester's context the session watches (detach), the same
+	// without cancellation, the watch's stop, and settleWatchedErr bound
+	// once.
+	watched, detached context.Context
+	stopWatch         func() bool
+	settleWatched     func(error) error
 }
 
 // acquireWait bounds the wait for a pool's connection. Sessions take at
@@ -45,6 +52,7 @@ func (s *Store) Session() store.Store {
 	c := *s
 	ss := &session{}
 	ss.settle = ss.settleErr
+	ss.settleWatched = ss.settleWatchedErr
 	c.sess = ss
 	return &c
 }
