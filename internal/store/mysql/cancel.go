@@ -126,9 +126,10 @@ func (s *sockets) abort() {
 //
 // A session watches its requester's context once, not once per operation
 // (registering a watch and removing it took about 2 µs of driver CPU a
-// request at 4 requesters): it keeps the watch, and the context without cancellation,
-// while its operations come with the same context, and an operation with a
-// context already ended gets that context, so the driver stops it at once.
+// request at 4 requesters): it keeps the watch, and the context without
+// cancellation, while its operations come with the same context, and an
+// operation with a context already ended gets that context, so the driver
+// stops it at once.
 func (s *Store) detach(ctx context.Context) (context.Context, func(error) error) {
 	if ctx.Done() == nil {
 		if s.sess != nil {
