@@ -39,9 +39,10 @@ import (
 // Where mysql_write_procedure = auto sends the statements instead: the
 // requesters of a request phase run alone and flat out on blocking
 // connections, more than stmtsFromPerCPU of them per CPU and no more than
-// io_mode = auto gives blocking connections to (netconn.Blocks, 8 per CPU). There the server, busy with the requesters' CALLs, synced its
-// log less often per request and left its cores idle more often than with
-// the same statements from the client, whose round trips spread the commits
+// io_mode = auto gives blocking connections to (netconn.Blocks, 8 per
+// CPU). There the server, busy with the requesters' CALLs, synced its log
+// less often per request and left its cores idle more often than with the
+// same statements from the client, whose round trips spread the commits
 // out: on 2 CPUs the statements served more requests than the procedure in
 // all six pairs at 8 and 16 requesters, at 0.86 of the server's CPU per
 // request. With fewer requesters the procedure's saved round trips win (by

@@ -234,15 +234,11 @@ func exec(ctx context.Context, cs conns, st *stmt, args []arg, each func(row) er
 // state is left as pgconn's would be: idle, or closed (and so dropped by
 // the pool) when the answer could not be read to its end.
 func direct(ctx context.Context, c *pgxpool.Conn, st *stmt, args []arg, each func(row) error) (int64, error) {
-	sd, err := c.Conn().Prepare(ctx, st.name, st.sql)
-	if err != nil {
-		return 0, err
-	}
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
-	vals, err := sc.encode(sd.ParamOIDs, args)
+	sd, vals, err := prepared(ctx, c, st, args, sc)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", st.name, err)
+		return 0, err
 	}
 	pc := c.Conn().PgConn()
 	fe := pc.Frontend()
@@ -281,6 +277,20 @@ func direct(ctx context.Context, c *pgxpool.Conn, st *stmt, args []arg, each fun
 			return 0, broken(pc, fmt.Errorf("%s: the server sent an unexpected %T", st.name, msg))
 		}
 	}
+}
+
+// prepared is st prepared on c (once per connection) and args encoded
+// into sc for its parameter types.
+func prepared(ctx context.Context, c *pgxpool.Conn, st *stmt, args []arg, sc *scratch) (*pgconn.StatementDescription, [][]byte, error) {
+	sd, err := c.Conn().Prepare(ctx, st.name, st.sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals, err := sc.encode(sd.ParamOIDs, args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", st.name, err)
+	}
+	return sd, vals, nil
 }
 
 // broken closes pc, whose answer could not be read to its end, so the
@@ -329,15 +339,11 @@ func armed(ctx context.Context, c *pgxpool.Conn) (context.Context, netconn.Inter
 // BEGIN) is sent in the same message, as a JDBC driver sends a
 // transaction's BEGIN with its first statement.
 func run(ctx, ectx context.Context, c *pgxpool.Conn, first, st *stmt, args []arg, each func(row) error) (pgconn.CommandTag, error) {
-	sd, err := c.Conn().Prepare(ctx, st.name, st.sql)
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
-	vals, err := sc.encode(sd.ParamOIDs, args)
+	sd, vals, err := prepared(ctx, c, st, args, sc)
 	if err != nil {
-		return pgconn.CommandTag{}, fmt.Errorf("%s: %w", st.name, err)
+		return pgconn.CommandTag{}, err
 	}
 	pc := c.Conn().PgConn()
 	var (
