@@ -101,9 +101,10 @@ func (s *Store) pooled(ctx context.Context) (*stmts, error) {
 // prepareOn prepares the statements but the procedure's CALL, the reads
 // on r, the node writes on nodes and the link writes on w, GET_LINKS_LIST's
 // as st.listSQL says; those of a link write's client transaction only with
-// linkTx.
+// linkTx, and only those with r nil (a session, whose other statements
+// are prepareRaw's).
 func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w, nodes preparer, linkTx bool) error {
-	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
+	L, C := q(s.t.Link), q(s.t.Count)
 	var err error
 	prep := func(p preparer, dst **sql.Stmt, text string) {
 		if err == nil {
@@ -120,13 +121,34 @@ func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w, nodes preparer, 
 		prep(w, &st.upsertCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, GREATEST(?, 0), ?, 1)"+
 			" ON DUPLICATE KEY UPDATE count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = VALUES(time), version = version + 1")
 	}
-	prep(r, &st.list, st.listSQL)
-	prep(r, &st.count, "SELECT count FROM "+C+" WHERE id = ? AND link_type = ?")
-	prep(r, &st.getNode, "SELECT version, time, data FROM "+N+" WHERE id = ? AND type = ?")
-	prep(nodes, &st.insNode, "INSERT INTO "+N+" (type, version, time, data) VALUES (?, ?, ?, ?)")
-	prep(nodes, &st.updNode, "UPDATE "+N+" SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?")
-	prep(nodes, &st.delNode, "DELETE FROM "+N+" WHERE id = ? AND type = ?")
+	if r == nil {
+		return err
+	}
+	t := s.requestSQL(st.listSQL)
+	prep(r, &st.list, t.list)
+	prep(r, &st.count, t.count)
+	prep(r, &st.getNode, t.getNode)
+	prep(nodes, &st.insNode, t.insNode)
+	prep(nodes, &st.updNode, t.updNode)
+	prep(nodes, &st.delNode, t.delNode)
 	return err
+}
+
+// requestTexts are the texts of the reads and node writes.
+type requestTexts struct{ list, count, getNode, insNode, updNode, delNode string }
+
+// requestSQL returns the reads' and node writes' texts, GET_LINKS_LIST's
+// being list.
+func (s *Store) requestSQL(list string) requestTexts {
+	C, N := q(s.t.Count), q(s.t.Node)
+	return requestTexts{
+		list:    list,
+		count:   "SELECT count FROM " + C + " WHERE id = ? AND link_type = ?",
+		getNode: "SELECT version, time, data FROM " + N + " WHERE id = ? AND type = ?",
+		insNode: "INSERT INTO " + N + " (type, version, time, data) VALUES (?, ?, ?, ?)",
+		updNode: "UPDATE " + N + " SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?",
+		delNode: "DELETE FROM " + N + " WHERE id = ? AND type = ?",
+	}
 }
 
 // listSQL is GET_LINKS_LIST's statement. With hint it names the covering
@@ -183,11 +205,14 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 	if err != nil {
 		return 0, err
 	}
+	pm := int(mode)
+	if readFirst && mode == graph.WriteUpsert {
+		pm = procUpsertReadFirst
+	}
+	if s.sess != nil && s.sess.raw.call.ok() {
+		return s.sess.procWrite(ctx, l, pm, report)
+	}
 	if st.call != nil {
-		pm := int(mode)
-		if readFirst && mode == graph.WriteUpsert {
-			pm = procUpsertReadFirst
-		}
 		return s.procWrite(ctx, st.call, l, pm, report)
 	}
 	var res int
@@ -364,15 +389,14 @@ func (s *Store) GetLinkList(ctx context.Context, lq graph.ListQuery, dst []graph
 		limit = graph.DefaultListLimit
 	}
 	minT := max(lq.MinTime, 0) // time is unsigned in the reference schema
+	if s.sess != nil {
+		return s.sess.getLinkList(ctx, lq, int64(limit), minT, dst)
+	}
 	rows, err := st.list.QueryContext(ctx, lq.ID1, lq.LinkType, minT, lq.MaxTime, limit, max(lq.Offset, 0))
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", lq.ID1, lq.LinkType, classify(err))
 	}
-	var buf *[]byte
-	if s.sess != nil {
-		buf = &s.sess.listBuf
-	}
-	return sqlstore.ScanList(rows, lq.ID1, lq.LinkType, dst, buf, classify)
+	return sqlstore.ScanList(rows, lq.ID1, lq.LinkType, dst, classify)
 }
 
 // nodes gathers the node and count statements for package sqlstore.
@@ -388,6 +412,9 @@ func (s *Store) CountLinks(ctx context.Context, id1, lt int64) (_ int64, err err
 	if err != nil {
 		return 0, err
 	}
+	if s.sess != nil {
+		return s.sess.countLinks(ctx, id1, lt)
+	}
 	return st.nodes().CountLinks(ctx, id1, lt, classify)
 }
 
@@ -398,6 +425,9 @@ func (s *Store) AddNode(ctx context.Context, n *graph.Node) (_ int64, err error)
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
+	}
+	if s.sess != nil {
+		return s.sess.addNode(ctx, n)
 	}
 	return st.nodes().AddNode(ctx, n, classify)
 }
@@ -410,6 +440,9 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (_ graph.
 	if err != nil {
 		return graph.Node{}, false, err
 	}
+	if s.sess != nil {
+		return s.sess.getNode(ctx, nodeType, id)
+	}
 	return st.nodes().GetNode(ctx, nodeType, id, classify)
 }
 
@@ -421,6 +454,9 @@ func (s *Store) UpdateNode(ctx context.Context, n *graph.Node) (_ bool, err erro
 	if err != nil {
 		return false, err
 	}
+	if s.sess != nil {
+		return s.sess.updateNode(ctx, n)
+	}
 	return st.nodes().UpdateNode(ctx, n, classify)
 }
 
@@ -431,6 +467,9 @@ func (s *Store) DeleteNode(ctx context.Context, nodeType int32, id int64) (_ boo
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return false, err
+	}
+	if s.sess != nil {
+		return s.sess.deleteNode(ctx, nodeType, id)
 	}
 	return st.nodes().DeleteNode(ctx, nodeType, id, classify)
 }

@@ -26,10 +26,15 @@ import (
 // write connection.
 type session struct {
 	r, w    *sql.Conn
-	manual  bool // w runs with autocommit off (inTx)
-	st      stmts
+	manual  bool              // w runs with autocommit off (inTx)
+	st      stmts             // a link write's client transaction, and listSQL
+	raw     rawStmts          // the other request statements (raw.go)
 	settle  func(error) error // the session's settleErr, bound once
-	listBuf []byte            // the list reads' data, reused (store.Sessioner)
+	listBuf []byte            // the list reads' and node reads' data, reused (store.Sessioner)
+
+	// The driver-level statements' arguments and row values, reused.
+	args [10]driver.NamedValue
+	dest [4]driver.Value
 
 	// The requester's context the session watches (detach), the same
 	// without cancellation, the watch's stop, and settleWatchedErr bound
@@ -98,10 +103,10 @@ func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
 		}
 	}
 	if err == nil {
-		err = s.prepareOn(ctx, &ss.st, ss.r, ss.w, nodes, clientTx)
+		err = s.prepareOn(ctx, &ss.st, nil, ss.w, nil, clientTx)
 	}
-	if err == nil && pooled.call != nil {
-		ss.st.call, err = ss.w.PrepareContext(ctx, s.callSQL())
+	if err == nil {
+		err = ss.prepareRaw(ctx, s, nodes, !clientTx)
 	}
 	if err != nil {
 		ss.drop()
@@ -160,6 +165,7 @@ func answered(err error) bool {
 // pool keeps a healthy one and discards a broken one.
 func (ss *session) drop() {
 	ss.st.close()
+	ss.closeRaw()
 	if ss.manual && ss.w != nil {
 		// Its autocommit is off: the pool must not give it to anyone else.
 		ss.w.Raw(func(any) error { return driver.ErrBadConn })

@@ -200,7 +200,7 @@ func (s *Store) GetLinkList(ctx context.Context, q graph.ListQuery, dst []graph.
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", q.ID1, q.LinkType, classify(err))
 	}
-	return sqlstore.ScanList(rows, q.ID1, q.LinkType, dst, nil, classify)
+	return sqlstore.ScanList(rows, q.ID1, q.LinkType, dst, classify)
 }
 
 // nodes gathers the node and count statements for package sqlstore.

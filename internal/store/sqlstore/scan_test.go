@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/linkbench/linkbench/internal/graph"
-	"github.com/linkbench/linkbench/internal/store"
 )
 
 // rowsDriver is a database/sql driver whose every query returns the same
@@ -123,7 +122,7 @@ func TestScanListReadsEveryColumn(t *testing.T) {
 	for _, text := range []bool{false, true} {
 		t.Run(fmt.Sprintf("text=%v", text), func(t *testing.T) {
 			rows := query(t, &rowsDriver{rows: listRows(3), asText: text})
-			got, err := ScanList(rows, 42, 7, nil, nil, func(err error) error { return err })
+			got, err := ScanList(rows, 42, 7, nil, func(err error) error { return err })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,45 +163,8 @@ func TestScanLinksReadsVisibility(t *testing.T) {
 
 func TestScanListRefusesANonNumber(t *testing.T) {
 	rows := query(t, &rowsDriver{rows: [][]driver.Value{{"twelve", []byte("d"), int64(1), int64(0)}}})
-	if _, err := ScanList(rows, 1, 2, nil, nil, func(err error) error { return err }); err == nil {
+	if _, err := ScanList(rows, 1, 2, nil, func(err error) error { return err }); err == nil {
 		t.Fatal("a list row with id2 \"twelve\" was accepted")
-	}
-}
-
-// A session's buffer takes every row's data, is kept for the next list,
-// and is not kept when a list grew it past store.MaxListBuf.
-func TestScanListReusesTheBuffer(t *testing.T) {
-	classify := func(err error) error { return err }
-	buf := new([]byte)
-	for round := range 2 {
-		for _, text := range []bool{false, true} {
-			rows := query(t, &rowsDriver{rows: listRows(3), asText: text})
-			got, err := ScanList(rows, 42, 7, nil, buf, classify)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, l := range got {
-				if want := fmt.Sprintf("data-%03d-of-a-link", i); string(l.Data) != want {
-					t.Fatalf("round %d, text=%v: link %d's data %q, want %q", round, text, i, l.Data, want)
-				}
-			}
-			if len(*buf) != 0 || cap(*buf) < 3*len("data-000-of-a-link") {
-				t.Fatalf("the buffer kept after a list has len %d, cap %d: want empty, with room for the list's data", len(*buf), cap(*buf))
-			}
-			// From the second list on, the buffer has room from the start.
-			if round > 0 && &(*buf)[:1][0] != &got[0].Data[:1][0] {
-				t.Fatal("the first row's data is not in the session's buffer")
-			}
-		}
-	}
-	big := make([]byte, store.MaxListBuf)
-	rows := query(t, &rowsDriver{rows: [][]driver.Value{{int64(1), big, int64(1), int64(0)}, {int64(2), []byte("x"), int64(1), int64(0)}}})
-	got, err := ScanList(rows, 42, 7, nil, buf, classify)
-	if err != nil || len(got) != 2 || len(got[0].Data) != len(big) || string(got[1].Data) != "x" {
-		t.Fatalf("a list past the limit: %d links, %v", len(got), err)
-	}
-	if cap(*buf) > store.MaxListBuf {
-		t.Fatalf("the buffer grew to %d bytes and was kept; the limit is %d", cap(*buf), store.MaxListBuf)
 	}
 }
 
@@ -242,40 +204,29 @@ func TestGetNodeAndCount(t *testing.T) {
 }
 
 // BenchmarkScanList prices reading lists of 1 and 10 rows through
-// database/sql, the driver's own work excluded, with each row's data in
-// its own slice and (buf) in a session's reused buffer.
+// database/sql, the driver's own work excluded.
 func BenchmarkScanList(b *testing.B) {
 	for _, n := range []int{1, 10} {
-		for _, reuse := range []bool{false, true} {
-			name := strconv.Itoa(n)
-			if reuse {
-				name += "/buf"
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			db := openRows(b, &rowsDriver{rows: listRows(n)})
+			st, err := db.Prepare("list")
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.Run(name, func(b *testing.B) {
-				db := openRows(b, &rowsDriver{rows: listRows(n)})
-				st, err := db.Prepare("list")
+			ctx := context.Background()
+			classify := func(err error) error { return err }
+			var dst []graph.Link
+			b.ReportAllocs()
+			for b.Loop() {
+				rows, err := st.QueryContext(ctx)
 				if err != nil {
 					b.Fatal(err)
 				}
-				ctx := context.Background()
-				classify := func(err error) error { return err }
-				var dst []graph.Link
-				var buf *[]byte
-				if reuse {
-					buf = new([]byte)
+				if dst, err = ScanList(rows, 1, 2, dst[:0], classify); err != nil {
+					b.Fatal(err)
 				}
-				b.ReportAllocs()
-				for b.Loop() {
-					rows, err := st.QueryContext(ctx)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if dst, err = ScanList(rows, 1, 2, dst[:0], buf, classify); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+			}
+		})
 	}
 }
 

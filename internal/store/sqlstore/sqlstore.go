@@ -163,15 +163,13 @@ func UpdateMeta(ctx context.Context, tx *sql.Tx, metaTable string, set map[strin
 }
 
 // ScanList appends the rows of a list query (id2, data, time, version).
-// The rows' data is copied into one buffer (store.ListData): with buf, a
-// session's *buf, reset first and kept for the next list unless it grew
-// past store.MaxListBuf (see store.Sessioner); without, a new one.
-func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, buf *[]byte, classify Classifier) ([]graph.Link, error) {
+// The rows' data is copied into one new buffer (store.ListData).
+func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifier) ([]graph.Link, error) {
 	defer rows.Close()
 	var r row
 	dest := r.dest(4, 1)
 	dest[1] = &r.raw // valid until the next row: copied below
-	data := store.ListDataFrom(buf)
+	var data store.ListData
 	var err error
 	for err == nil && rows.Next() {
 		if err = rows.Scan(dest...); err != nil {
@@ -188,7 +186,6 @@ func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, buf *[]byte, clas
 		l.Version = int32(ver)
 		dst = append(dst, l)
 	}
-	data.Keep(buf)
 	if err == nil {
 		err = rows.Err()
 	}
@@ -242,12 +239,17 @@ func (r *row) dest(n, data int) []any {
 
 // ints stores the row's integer columns in the non-nil pointers, column by
 // column; the data column is given nil.
-func (r *row) ints(cols ...*int64) error {
+func (r *row) ints(cols ...*int64) error { return Ints(r.v[:], cols...) }
+
+// Ints stores a row's integer values, as a driver gives them (in any or
+// driver.Value), in the non-nil pointers, value by value; a column that is
+// not an integer is given nil.
+func Ints[V any](v []V, cols ...*int64) error {
 	for i, p := range cols {
 		if p == nil {
 			continue
 		}
-		n, err := asInt(r.v[i])
+		n, err := asInt(any(v[i]))
 		if err != nil {
 			return fmt.Errorf("column %d: %w", i+1, err)
 		}
