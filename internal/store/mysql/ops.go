@@ -101,10 +101,9 @@ func (s *Store) pooled(ctx context.Context) (*stmts, error) {
 // prepareOn prepares the statements but the procedure's CALL, the reads
 // on r, the node writes on nodes and the link writes on w, GET_LINKS_LIST's
 // as st.listSQL says; those of a link write's client transaction only with
-// linkTx, and only those with r nil (a session, whose other statements
-// are prepareRaw's).
+// linkTx.
 func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w, nodes preparer, linkTx bool) error {
-	L, C := q(s.t.Link), q(s.t.Count)
+	t := s.requestSQL(st.listSQL)
 	var err error
 	prep := func(p preparer, dst **sql.Stmt, text string) {
 		if err == nil {
@@ -112,19 +111,13 @@ func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w, nodes preparer, 
 		}
 	}
 	if linkTx {
-		prep(w, &st.getLink, "SELECT visibility, data, time, version FROM "+L+" WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE")
-		prep(w, &st.insLink, "INSERT INTO "+L+" (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)")
-		pk := s.linkRowHint()
-		prep(w, &st.updLink, "UPDATE "+L+pk+" SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?")
-		prep(w, &st.delLink, "DELETE l FROM "+L+" l"+pk+" WHERE link_type = ? AND id1 = ? AND id2 = ?")
-		prep(w, &st.hideLink, "UPDATE "+L+pk+" SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?")
-		prep(w, &st.upsertCount, "INSERT INTO "+C+" (id, link_type, count, time, version) VALUES (?, ?, GREATEST(?, 0), ?, 1)"+
-			" ON DUPLICATE KEY UPDATE count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = VALUES(time), version = version + 1")
+		prep(w, &st.getLink, t.getLink)
+		prep(w, &st.insLink, t.insLink)
+		prep(w, &st.updLink, t.updLink)
+		prep(w, &st.delLink, t.delLink)
+		prep(w, &st.hideLink, t.hideLink)
+		prep(w, &st.upsertCount, t.upsertCount)
 	}
-	if r == nil {
-		return err
-	}
-	t := s.requestSQL(st.listSQL)
 	prep(r, &st.list, t.list)
 	prep(r, &st.count, t.count)
 	prep(r, &st.getNode, t.getNode)
@@ -134,13 +127,17 @@ func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w, nodes preparer, 
 	return err
 }
 
-// requestTexts are the texts of the reads and node writes.
-type requestTexts struct{ list, count, getNode, insNode, updNode, delNode string }
+// requestTexts are the texts of the request statements but the CALL.
+type requestTexts struct {
+	list, count, getNode, insNode, updNode, delNode           string
+	getLink, insLink, updLink, delLink, hideLink, upsertCount string // a link write's client transaction
+}
 
-// requestSQL returns the reads' and node writes' texts, GET_LINKS_LIST's
+// requestSQL returns the request statements' texts, GET_LINKS_LIST's
 // being list.
 func (s *Store) requestSQL(list string) requestTexts {
-	C, N := q(s.t.Count), q(s.t.Node)
+	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
+	pk := s.linkRowHint()
 	return requestTexts{
 		list:    list,
 		count:   "SELECT count FROM " + C + " WHERE id = ? AND link_type = ?",
@@ -148,6 +145,14 @@ func (s *Store) requestSQL(list string) requestTexts {
 		insNode: "INSERT INTO " + N + " (type, version, time, data) VALUES (?, ?, ?, ?)",
 		updNode: "UPDATE " + N + " SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?",
 		delNode: "DELETE FROM " + N + " WHERE id = ? AND type = ?",
+
+		getLink:  "SELECT visibility, data, time, version FROM " + L + " WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE",
+		insLink:  "INSERT INTO " + L + " (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		updLink:  "UPDATE " + L + pk + " SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?",
+		delLink:  "DELETE l FROM " + L + " l" + pk + " WHERE link_type = ? AND id1 = ? AND id2 = ?",
+		hideLink: "UPDATE " + L + pk + " SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?",
+		upsertCount: "INSERT INTO " + C + " (id, link_type, count, time, version) VALUES (?, ?, GREATEST(?, 0), ?, 1)" +
+			" ON DUPLICATE KEY UPDATE count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = VALUES(time), version = version + 1",
 	}
 }
 
@@ -216,15 +221,20 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 		return s.procWrite(ctx, st.call, l, pm, report)
 	}
 	var res int
-	write := func(on func(*sql.Stmt) *sql.Stmt) (err error) {
-		res, err = s.linkStatements(ctx, on, st, l, mode, readFirst)
-		return err
-	}
 	if s.sess != nil {
-		err = s.sess.inTx(ctx, write)
+		err = s.sess.inTx(ctx, func() (err error) {
+			res, err = s.sess.linkStatements(ctx, l, mode, readFirst)
+			return err
+		})
 	} else {
-		err = s.tx(ctx, func(tx *sql.Tx) error {
-			return write(func(p *sql.Stmt) *sql.Stmt { return tx.StmtContext(ctx, p) })
+		err = s.tx(ctx, func(tx *sql.Tx) (err error) {
+			exec := func(k linkStmt, args ...any) error {
+				_, err := tx.StmtContext(ctx, st.link(k)).ExecContext(ctx, args...)
+				return err
+			}
+			read := func() (graph.Link, bool, error) { return sqlstore.ReadLink(ctx, tx.StmtContext(ctx, st.getLink), l) }
+			res, err = linkStatements(exec, read, l, mode, readFirst)
+			return err
 		})
 	}
 	// res is read after the transaction that sets it (in "return res,
@@ -232,29 +242,42 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 	return res, err
 }
 
+// linkStmt names a write statement of a link write's client transaction.
+type linkStmt int
+
+const (
+	insLink linkStmt = iota
+	updLink
+	hideLink
+	delLink
+	upsertCount
+)
+
+// link returns the pools' statement k.
+func (st *stmts) link(k linkStmt) *sql.Stmt {
+	return [...]*sql.Stmt{insLink: st.insLink, updLink: st.updLink, hideLink: st.hideLink, delLink: st.delLink, upsertCount: st.upsertCount}[k]
+}
+
 // linkStatements are a link write's statements in a client transaction,
-// those of the procedure in its order (sqlstore.WriteLink). on gives each
-// statement of st as the transaction runs it.
-func (s *Store) linkStatements(ctx context.Context, on func(*sql.Stmt) *sql.Stmt, st *stmts, l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
-	exec := func(p *sql.Stmt, args ...any) error {
-		_, err := on(p).ExecContext(ctx, args...)
-		return err
-	}
+// those of the procedure in its order (sqlstore.WriteLink). exec runs the
+// write statement k with its arguments (each an int64 or a []byte), read
+// reads the link for update.
+func linkStatements(exec func(k linkStmt, args ...any) error, read func() (graph.Link, bool, error), l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
 	return sqlstore.WriteLink(sqlstore.LinkSteps{
-		Read: func() (graph.Link, bool, error) { return sqlstore.ReadLink(ctx, on(st.getLink), l) },
+		Read: read,
 		Insert: func() (bool, error) {
-			err := exec(st.insLink, l.ID1, l.ID2, l.LinkType, l.Visibility, nonNil(l.Data), l.Time, l.Version)
+			err := exec(insLink, l.ID1, l.ID2, l.LinkType, int64(l.Visibility), nonNil(l.Data), l.Time, int64(l.Version))
 			if isMySQLError(err, 1062) {
 				return true, nil // the failed insert holds the row's shared lock
 			}
 			return false, err
 		},
 		Update: func() error {
-			return exec(st.updLink, l.Visibility, nonNil(l.Data), l.Time, l.Version, l.LinkType, l.ID1, l.ID2)
+			return exec(updLink, int64(l.Visibility), nonNil(l.Data), l.Time, int64(l.Version), l.LinkType, l.ID1, l.ID2)
 		},
-		Hide:    func() error { return exec(st.hideLink, l.LinkType, l.ID1, l.ID2) },
-		Expunge: func() error { return exec(st.delLink, l.LinkType, l.ID1, l.ID2) },
-		Count:   func(delta int64) error { return exec(st.upsertCount, l.ID1, l.LinkType, delta, nowMs(), delta) },
+		Hide:    func() error { return exec(hideLink, l.LinkType, l.ID1, l.ID2) },
+		Expunge: func() error { return exec(delLink, l.LinkType, l.ID1, l.ID2) },
+		Count:   func(delta int64) error { return exec(upsertCount, l.ID1, l.LinkType, delta, nowMs(), delta) },
 		// A server's answer, as a deadlock is: the session keeps its
 		// connections (answered) and the write is retried.
 		Vanished: errVanished,

@@ -20,8 +20,7 @@ import (
 // of the driver's CPU a request at 4 requesters (docs/performance.md).
 // The statements, the bytes on the wire and the errors are the driver's,
 // as before; only database/sql's bookkeeping around them is gone. The
-// link statements of a client transaction, the multiget (text) and the
-// pools' statements stay on database/sql.
+// multiget (text) and the pools' statements stay on database/sql.
 
 // rawStmt is a statement prepared on the driver connection of one of a
 // session's *sql.Conn; it is used only inside that Conn's Raw.
@@ -33,14 +32,20 @@ type rawStmt struct {
 	cols int // the result's columns, learnt at the first query
 }
 
-// rawStmts are a session's request statements but those of a link write's
-// client transaction; call is zero without the procedure.
+// rawStmts are a session's request statements: call with the procedure,
+// getLink and link (a link write's client transaction) without.
 type rawStmts struct {
 	list, count, getNode, insNode, updNode, delNode, call rawStmt
+	getLink                                               rawStmt
+	link                                                  [upsertCount + 1]rawStmt
 }
 
 func (rs *rawStmts) all() []*rawStmt {
-	return []*rawStmt{&rs.list, &rs.count, &rs.getNode, &rs.insNode, &rs.updNode, &rs.delNode, &rs.call}
+	all := []*rawStmt{&rs.list, &rs.count, &rs.getNode, &rs.insNode, &rs.updNode, &rs.delNode, &rs.call, &rs.getLink}
+	for i := range rs.link {
+		all = append(all, &rs.link[i])
+	}
+	return all
 }
 
 // prepare prepares text on c's driver connection.
@@ -128,23 +133,30 @@ func (p *rawStmt) exec(ctx context.Context, args []driver.NamedValue) (affected,
 }
 
 // prepareRaw prepares the session's request statements: the reads on r,
-// the node writes on nodes, the procedure's CALL (with proc) on w.
+// the node writes on nodes, and on w the procedure's CALL (with proc) or
+// else the client transaction's statements.
 func (ss *session) prepareRaw(ctx context.Context, s *Store, nodes *sql.Conn, proc bool) error {
 	t := s.requestSQL(ss.st.listSQL)
-	for _, p := range []struct {
+	type stmt struct {
 		dst  *rawStmt
 		c    *sql.Conn
 		text string
-	}{
+	}
+	all := []stmt{
 		{&ss.raw.list, ss.r, t.list}, {&ss.raw.count, ss.r, t.count}, {&ss.raw.getNode, ss.r, t.getNode},
 		{&ss.raw.insNode, nodes, t.insNode}, {&ss.raw.updNode, nodes, t.updNode}, {&ss.raw.delNode, nodes, t.delNode},
-	} {
+	}
+	if proc {
+		all = append(all, stmt{&ss.raw.call, ss.w, s.callSQL()})
+	} else {
+		k := &ss.raw.link
+		all = append(all, stmt{&ss.raw.getLink, ss.w, t.getLink}, stmt{&k[insLink], ss.w, t.insLink}, stmt{&k[updLink], ss.w, t.updLink},
+			stmt{&k[hideLink], ss.w, t.hideLink}, stmt{&k[delLink], ss.w, t.delLink}, stmt{&k[upsertCount], ss.w, t.upsertCount})
+	}
+	for _, p := range all {
 		if err := p.dst.prepare(ctx, p.c, p.text); err != nil {
 			return err
 		}
-	}
-	if proc {
-		return ss.raw.call.prepare(ctx, ss.w, s.callSQL())
 	}
 	return nil
 }
@@ -156,10 +168,10 @@ func (ss *session) closeRaw() {
 	}
 }
 
-// with sets the session's statement arguments to vs, each an int64 or a
-// []byte (the driver takes them as they are: database/sql's conversion is
-// not run).
-func (ss *session) with(vs ...driver.Value) []driver.NamedValue {
+// with sets the session's statement arguments to vs, each an int64, a
+// bool or a []byte (the driver takes them as they are: database/sql's
+// conversion is not run).
+func (ss *session) with(vs ...any) []driver.NamedValue {
 	a := ss.args[:len(vs)]
 	for i, v := range vs {
 		a[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
@@ -268,4 +280,44 @@ func (ss *session) procWrite(ctx context.Context, l *graph.Link, mode int, repor
 		err = sql.ErrNoRows
 	}
 	return int(res), classify(err)
+}
+
+// linkStatements are the package's linkStatements on the session's write
+// connection.
+func (ss *session) linkStatements(ctx context.Context, l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
+	exec := func(k linkStmt, args ...any) error {
+		_, _, err := ss.raw.link[k].exec(ctx, ss.with(args...))
+		return err
+	}
+	return linkStatements(exec, func() (graph.Link, bool, error) { return ss.readLink(ctx, l) }, l, mode, readFirst)
+}
+
+// readLink reads l's stored link for update; its data is the session's
+// until the next read.
+func (ss *session) readLink(ctx context.Context, l *graph.Link) (old graph.Link, found bool, err error) {
+	err = ss.raw.getLink.query(ctx, ss.with(l.LinkType, l.ID1, l.ID2), ss.dest[:], func(v []driver.Value) error {
+		var vis, ver int64
+		if err := sqlstore.Ints(v, &vis, nil, &old.Time, &ver); err != nil {
+			return err
+		}
+		old.Visibility, old.Version, found = uint8(vis), int32(ver), true
+		if b, ok := v[1].([]byte); ok {
+			ss.oldData = append(ss.oldData[:0], b...)
+			old.Data = ss.oldData
+		}
+		return nil
+	})
+	return old, found, err
+}
+
+// text runs query, without arguments, as text on the write connection.
+func (ss *session) text(ctx context.Context, query string) error {
+	return ss.w.Raw(func(dc any) error {
+		e, ok := dc.(driver.ExecerContext)
+		if !ok {
+			return fmt.Errorf("the MySQL driver's connection (%T) cannot run a statement with a context", dc)
+		}
+		_, err := e.ExecContext(ctx, query, nil)
+		return err
+	})
 }

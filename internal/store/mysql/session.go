@@ -32,9 +32,11 @@ type session struct {
 	settle  func(error) error // the session's settleErr, bound once
 	listBuf []byte            // the list reads' and node reads' data, reused (store.Sessioner)
 
-	// The driver-level statements' arguments and row values, reused.
-	args [10]driver.NamedValue
-	dest [4]driver.Value
+	// The driver-level statements' arguments and row values, and the
+	// data of the link a client transaction read, reused.
+	args    [10]driver.NamedValue
+	dest    [4]driver.Value
+	oldData []byte
 
 	// The requester's context the session watches (detach), the same
 	// without cancellation, the watch's stop, and settleWatchedErr bound
@@ -103,9 +105,6 @@ func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
 		}
 	}
 	if err == nil {
-		err = s.prepareOn(ctx, &ss.st, nil, ss.w, nil, clientTx)
-	}
-	if err == nil {
 		err = ss.prepareRaw(ctx, s, nodes, !clientTx)
 	}
 	if err != nil {
@@ -117,19 +116,17 @@ func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
 }
 
 // inTx runs fn in a transaction of the session's write connection, whose
-// autocommit is off: its first statement begins it. fn runs the session's
-// statements as they are: they were prepared on that connection (a
-// database/sql transaction would prepare them anew). When the transaction
+// autocommit is off: its first statement begins it. When the transaction
 // cannot be ended the connections are given back, so no later statement
 // runs in it.
-func (ss *session) inTx(ctx context.Context, fn func(on func(*sql.Stmt) *sql.Stmt) error) error {
-	err := fn(func(p *sql.Stmt) *sql.Stmt { return p })
+func (ss *session) inTx(ctx context.Context, fn func() error) error {
+	err := fn()
 	if err == nil {
-		if _, err = ss.w.ExecContext(ctx, "COMMIT"); err == nil {
+		if err = ss.text(ctx, "COMMIT"); err == nil {
 			return nil
 		}
 	}
-	if _, rerr := ss.w.ExecContext(ctx, "ROLLBACK"); rerr != nil {
+	if rerr := ss.text(ctx, "ROLLBACK"); rerr != nil {
 		ss.drop()
 	}
 	return classify(err)
