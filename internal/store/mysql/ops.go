@@ -366,12 +366,13 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if _, err := s.prepared(ctx); err != nil {
 		return dst, err
 	}
-	var rows *sql.Rows
 	if s.sess != nil {
-		rows, err = s.sess.r.QueryContext(ctx, s.multigetSQL(id1, lt, id2s))
-	} else {
-		rows, err = s.r.QueryContext(ctx, s.multigetSQL(id1, lt, id2s))
+		if dst, err = s.sess.multiget(ctx, s.multigetSQL(id1, lt, id2s), id1, lt, dst); err != nil {
+			return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
+		}
+		return dst, nil
 	}
+	rows, err := s.r.QueryContext(ctx, s.multigetSQL(id1, lt, id2s))
 	if err != nil {
 		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
 	}

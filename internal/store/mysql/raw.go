@@ -20,7 +20,8 @@ import (
 // of the driver's CPU a request at 4 requesters (docs/performance.md).
 // The statements, the bytes on the wire and the errors are the driver's,
 // as before; only database/sql's bookkeeping around them is gone. The
-// multiget (text) and the pools' statements stay on database/sql.
+// multiget, a text statement, goes to the read connection's driver as
+// text. The pools' statements stay on database/sql.
 
 // rawStmt is a statement prepared on the driver connection of one of a
 // session's *sql.Conn; it is used only inside that Conn's Raw.
@@ -94,26 +95,33 @@ func (p *rawStmt) query(ctx context.Context, args []driver.NamedValue, dest []dr
 		if err != nil {
 			return err
 		}
-		if p.cols == 0 {
-			p.cols = len(rows.Columns())
-		}
-		if p.cols > len(dest) {
-			rows.Close()
-			return fmt.Errorf("a request statement returned %d columns, more than the %d it asks for", p.cols, len(dest))
-		}
-		d := dest[:p.cols]
-		for err == nil {
-			if err = rows.Next(d); err == nil {
-				err = row(d)
-			}
-		}
-		// After a server's error the rows are done and Close says nothing.
-		cerr := rows.Close()
-		if err == io.EOF {
-			err = cerr
-		}
-		return err
+		return eachRow(rows, &p.cols, dest, row)
 	})
+}
+
+// eachRow calls row with each of rows' rows, then closes them. *cols is
+// the result's number of columns, learnt at the first result when 0.
+func eachRow(rows driver.Rows, cols *int, dest []driver.Value, row func([]driver.Value) error) error {
+	if *cols == 0 {
+		*cols = len(rows.Columns())
+	}
+	if *cols > len(dest) {
+		rows.Close()
+		return fmt.Errorf("a request statement returned %d columns, more than the %d it asks for", *cols, len(dest))
+	}
+	d := dest[:*cols]
+	var err error
+	for err == nil {
+		if err = rows.Next(d); err == nil {
+			err = row(d)
+		}
+	}
+	// After a server's error the rows are done and Close says nothing.
+	cerr := rows.Close()
+	if err == io.EOF {
+		err = cerr
+	}
+	return err
 }
 
 // exec runs the statement and returns the rows it affected and the id it
@@ -320,4 +328,35 @@ func (ss *session) text(ctx context.Context, query string) error {
 		_, err := e.ExecContext(ctx, query, nil)
 		return err
 	})
+}
+
+// multiget runs a multiget's text (Store.multigetSQL) on the read
+// connection and appends its links (id2, visibility, data, time,
+// version), each with its own copy of its data.
+func (ss *session) multiget(ctx context.Context, text string, id1, lt int64, dst []graph.Link) ([]graph.Link, error) {
+	var data store.ListData
+	err := ss.r.Raw(func(dc any) error {
+		qc, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("the MySQL driver's connection (%T) cannot query with a context", dc)
+		}
+		rows, err := qc.QueryContext(ctx, text, nil)
+		if err != nil {
+			return err
+		}
+		return eachRow(rows, &ss.multigetCols, ss.dest[:], func(v []driver.Value) error {
+			l := graph.Link{ID1: id1, LinkType: lt}
+			if b, ok := v[2].([]byte); ok {
+				l.Data = data.Add(b)
+			}
+			var vis, ver int64
+			if err := sqlstore.Ints(v, &l.ID2, &vis, nil, &l.Time, &ver); err != nil {
+				return err
+			}
+			l.Visibility, l.Version = uint8(vis), int32(ver)
+			dst = append(dst, l)
+			return nil
+		})
+	})
+	return dst, err
 }

@@ -34,9 +34,10 @@ type session struct {
 
 	// The driver-level statements' arguments and row values, and the
 	// data of the link a client transaction read, reused.
-	args    [10]driver.NamedValue
-	dest    [4]driver.Value
-	oldData []byte
+	args         [10]driver.NamedValue
+	dest         [5]driver.Value
+	oldData      []byte
+	multigetCols int // the multiget's columns, learnt at its first result
 
 	// The requester's context the session watches (detach), the same
 	// without cancellation, the watch's stop, and settleWatchedErr bound

@@ -256,7 +256,7 @@ func TestSessionClientTransactions(t *testing.T) {
 // whose statement, rows and scan bookkeeping took about a fifth of the
 // driver's CPU a request at 4 requesters. The limits are the allocations
 // counted with the driver-level statements; through database/sql the same
-// operations made 19, 17, 37, 7, 9 and 38. What is left is mostly the
+// operations made 19, 17, 37, 25, 7, 9 and 38. What is left is mostly the
 // driver's: each argument and each integer or text value of a row goes
 // into an interface value (driver.Value).
 func TestSessionRequestsAllocateLittle(t *testing.T) {
@@ -307,6 +307,13 @@ func TestSessionRequestsAllocateLittle(t *testing.T) {
 			got, err := sess.GetLinkList(ctx, q, dst[:0])
 			if err == nil && len(got) != 10 {
 				err = fmt.Errorf("GetLinkList: %d links, want 10", len(got))
+			}
+			check(err)
+		}},
+		{"MultigetLinks", 19, func() {
+			got, err := sess.MultigetLinks(ctx, 1, 1, []int64{2, 10, 11}, dst[:0])
+			if err == nil && len(got) != 3 {
+				err = fmt.Errorf("MultigetLinks: %d links, want 3", len(got))
 			}
 			check(err)
 		}},
