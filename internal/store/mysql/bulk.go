@@ -223,7 +223,7 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	}
 	proc := strings.Trim(s.writeProc(), "`")
 	switch st, err := s.prepared(ctx); {
-	case err == nil && (st.call != nil || s.sess != nil && s.sess.raw.call.ok()):
+	case err == nil && s.callsProc(st):
 		d.Settings["link_writes"] = "CALL " + proc
 	case s.useProc && s.kind != "TiDB":
 		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five); the procedure " + proc + " is missing or from an older linkbench (`linkbench init` replaces it)"

@@ -214,10 +214,10 @@ func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMo
 	if readFirst && mode == graph.WriteUpsert {
 		pm = procUpsertReadFirst
 	}
-	if s.sess != nil && s.sess.raw.call.ok() {
-		return s.sess.procWrite(ctx, l, pm, report)
-	}
-	if st.call != nil {
+	if s.callsProc(st) {
+		if s.sess != nil {
+			return s.sess.procWrite(ctx, l, pm, report)
+		}
 		return s.procWrite(ctx, st.call, l, pm, report)
 	}
 	var res int

@@ -74,6 +74,15 @@ func (p *rawStmt) prepare(ctx context.Context, c *sql.Conn, text string) error {
 // ok reports a prepared statement.
 func (p *rawStmt) ok() bool { return p.st != nil }
 
+// callsProc reports whether a store's link writes call the procedure: the
+// session's CALL, or else the pools' (st, from Store.prepared).
+func (s *Store) callsProc(st *stmts) bool {
+	if s.sess != nil {
+		return s.sess.raw.call.ok()
+	}
+	return st.call != nil
+}
+
 // close frees the statement in the server while its connection is open
 // (on a broken one there is nothing left to free).
 func (p *rawStmt) close() {
@@ -332,7 +341,7 @@ func (ss *session) text(ctx context.Context, query string) error {
 
 // multiget runs a multiget's text (Store.multigetSQL) on the read
 // connection and appends its links (id2, visibility, data, time,
-// version), each with its own copy of its data.
+// version), their data copied into one new buffer (store.ListData).
 func (ss *session) multiget(ctx context.Context, text string, id1, lt int64, dst []graph.Link) ([]graph.Link, error) {
 	var data store.ListData
 	err := ss.r.Raw(func(dc any) error {
