@@ -33,7 +33,7 @@ func init() {
 			{Name: "mysql_partitions", Default: "0", Doc: "PARTITION BY KEY(id1) PARTITIONS n on linktable (0 = none)"},
 			{Name: "tls", Doc: "go-sql-driver tls setting: true, skip-verify, preferred or a registered name"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "mysql_write_procedure", Default: "auto", Doc: "true: link writes in one CALL of the stored procedure linkbench_write_<linktable> (made by init); false: the reference's statements from the client, one transaction on a connection with autocommit off; auto: false for a request phase run alone and flat out with more than 2 and up to 8 requesters per CPU, else true"},
+			{Name: "mysql_write_procedure", Default: "auto", Doc: "true: link writes in one CALL of the stored procedure linkbench_write_<linktable> (made by init); false: the reference's statements from the client, one transaction on a connection with autocommit off; auto: false for a request phase run alone and flat out with up to 8 requesters per CPU (blocking connections), else true"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
 		// Three pools (reads, writes, loads) of one connection per worker.

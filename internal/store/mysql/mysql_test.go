@@ -212,7 +212,7 @@ func TestLinkWritesByProcedure(t *testing.T) {
 
 // TestWriteProcedureAuto: mysql_write_procedure = auto sends the
 // statements only for a request phase run alone and flat out on blocking
-// connections with more than 2 and up to 8 requesters per CPU; true and
+// connections with up to 8 requesters per CPU; true and
 // false are kept whatever the requesters, and anything else is refused.
 func TestWriteProcedureAuto(t *testing.T) {
 	perCPU := runtime.NumCPU()
@@ -223,15 +223,15 @@ func TestWriteProcedureAuto(t *testing.T) {
 		o    store.Options
 		proc bool
 	}{
-		{"auto", netconn.Blocking, flat(1), true},
-		{"", netconn.Blocking, flat(2 * perCPU), true},
-		{"auto", netconn.Blocking, flat(2*perCPU + 1), false},
+		{"auto", netconn.Blocking, flat(1), false},
+		{"", netconn.Blocking, flat(2 * perCPU), false},
 		{"", netconn.Blocking, flat(8 * perCPU), false},
 		{"AUTO", netconn.Blocking, flat(8 * perCPU), false},
 		{"auto", netconn.Blocking, flat(8*perCPU + 1), true},
 		{"auto", netconn.Poller, flat(8 * perCPU), true},
 		{"auto", netconn.Blocking, store.Options{Concurrency: 8 * perCPU, Requests: true}, true},
 		{"auto", netconn.Blocking, store.Options{Concurrency: 8 * perCPU}, true},
+		{"auto", netconn.Poller, flat(1), true},
 		{"true", netconn.Blocking, flat(8 * perCPU), true},
 		{"false", netconn.Blocking, flat(1), false},
 	} {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"runtime"
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
@@ -38,17 +37,19 @@ import (
 
 // Where mysql_write_procedure = auto sends the statements instead: the
 // requesters of a request phase run alone and flat out on blocking
-// connections, more than stmtsFromPerCPU of them per CPU and no more than
-// io_mode = auto gives blocking connections to (netconn.Blocks, 8 per
-// CPU). There the server, busy with the requesters' CALLs, synced its log
-// less often per request and left its cores idle more often than with the
-// same statements from the client, whose round trips spread the commits
-// out: on 2 CPUs the statements served more requests than the procedure in
-// all six pairs at 8 and 16 requesters, at 0.86 of the server's CPU per
-// request. With fewer requesters the procedure's saved round trips win (by
-// a quarter for one requester); with more, neither wins every pair
-// (docs/performance.md, after "The graph copied back as files").
-const stmtsFromPerCPU = 2
+// connections, as many as io_mode = auto gives those to (netconn.Blocks,
+// up to 8 per CPU). There each statement from the client costs the
+// driver little since a session runs it on the driver's connection
+// (raw.go), and the server's interpreter costs more than the round trips
+// it saves: on 2 CPUs, link writes alone at 1 requester took the server
+// 1.22 times the reference's CPU each by the procedure and 0.95 times by
+// the statements, and the whole mix with the statements met every bound
+// in all four pairs at 4 requesters. At 8 and 16 requesters the server,
+// busy with the requesters' CALLs, also synced its log less often per
+// request than with the client's round trips spreading the commits out.
+// With more requesters (the poller's connections) neither wins every pair
+// and the procedure stays (docs/performance.md, "Link writes from the
+// client at every blocking requester count").
 
 // writeProcedure reads mysql_write_procedure (v): whether link writes call
 // the procedure, for a store opened with o on connections of mode, and
@@ -56,8 +57,7 @@ const stmtsFromPerCPU = 2
 func writeProcedure(v string, mode netconn.Mode, o store.Options, where string) (proc, auto bool, err error) {
 	v = strings.TrimSpace(v)
 	if v == "" || strings.EqualFold(v, "auto") {
-		stmts := o.Requests && o.FlatOut && mode == netconn.Blocking &&
-			o.Concurrency > stmtsFromPerCPU*runtime.NumCPU() && netconn.Blocks(o.Concurrency, o.Requests)
+		stmts := o.Requests && o.FlatOut && mode == netconn.Blocking && netconn.Blocks(o.Concurrency, o.Requests)
 		return !stmts, true, nil
 	}
 	if b, ok := store.ParseBool(v); ok {
