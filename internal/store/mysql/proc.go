@@ -37,8 +37,8 @@ import (
 
 // Where mysql_write_procedure = auto sends the statements instead: the
 // requesters of a request phase run alone and flat out on blocking
-// connections, as many as io_mode = auto gives those to (netconn.Blocks,
-// up to 8 per CPU). There each statement from the client costs the
+// connections, which io_mode = auto gives up to 8 requesters per CPU
+// (netconn.Blocks). There each statement from the client costs the
 // driver little since a session runs it on the driver's connection
 // (raw.go), and the server's interpreter costs more than the round trips
 // it saves: on 2 CPUs, link writes alone at 1 requester took the server
