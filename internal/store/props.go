@@ -49,6 +49,19 @@ func Bool(p Props, key string, def bool) (bool, error) {
 	return false, fmt.Errorf("%s (%s): %q is not a boolean (expected true or false)", key, p.Where(key), v)
 }
 
+// AutoBool reads a key that takes auto, true or false: auto is true when
+// the key is unset or auto, and the store then decides b itself.
+func AutoBool(p Props, key string) (b, auto bool, err error) {
+	v := strings.TrimSpace(String(p, key, ""))
+	if v == "" || strings.EqualFold(v, "auto") {
+		return false, true, nil
+	}
+	if b, ok := ParseBool(v); ok {
+		return b, false, nil
+	}
+	return false, false, fmt.Errorf("%s (%s): %q is not a choice; use auto, true or false", key, p.Where(key), v)
+}
+
 // ParseBool reads the boolean spellings Bool accepts (true, 1, yes, on and
 // their opposites, any case); ok is false for anything else.
 func ParseBool(v string) (b, ok bool) {

@@ -166,11 +166,14 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	useProc, auto, err := writeProcedure(store.String(p, "mysql_write_procedure", ""), mode, o, p.Where("mysql_write_procedure"))
+	useProc, auto, err := store.AutoBool(p, "mysql_write_procedure")
 	if err != nil {
 		return nil, err
 	}
 	autoStmts := ""
+	if auto {
+		useProc = !netconn.FlatOutBlocking(mode, o.Concurrency, o.Requests, o.FlatOut)
+	}
 	if auto && !useProc {
 		autoStmts = fmt.Sprintf("mysql_write_procedure = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
 	}

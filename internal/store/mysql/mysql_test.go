@@ -17,7 +17,6 @@ import (
 	"github.com/linkbench/linkbench/internal/graph"
 
 	"github.com/linkbench/linkbench/internal/store"
-	"github.com/linkbench/linkbench/internal/store/netconn"
 	"github.com/linkbench/linkbench/internal/store/storetest"
 )
 
@@ -211,36 +210,12 @@ func TestLinkWritesByProcedure(t *testing.T) {
 }
 
 // TestWriteProcedureAuto: mysql_write_procedure = auto sends the
-// statements only for a request phase run alone and flat out on blocking
-// connections with up to 8 requesters per CPU; true and
-// false are kept whatever the requesters, and anything else is refused.
+// statements for a request phase run alone and flat out on blocking
+// connections (netconn.FlatOutBlocking has the cases), keeps the
+// procedure elsewhere, and a bad value is refused before connecting.
 func TestWriteProcedureAuto(t *testing.T) {
 	perCPU := runtime.NumCPU()
-	flat := func(n int) store.Options { return store.Options{Concurrency: n, Requests: true, FlatOut: true} }
-	for _, c := range []struct {
-		v    string
-		mode netconn.Mode
-		o    store.Options
-		proc bool
-	}{
-		{"auto", netconn.Blocking, flat(1), false},
-		{"", netconn.Blocking, flat(2 * perCPU), false},
-		{"", netconn.Blocking, flat(8 * perCPU), false},
-		{"AUTO", netconn.Blocking, flat(8 * perCPU), false},
-		{"auto", netconn.Blocking, flat(8*perCPU + 1), true},
-		{"auto", netconn.Poller, flat(8 * perCPU), true},
-		{"auto", netconn.Blocking, store.Options{Concurrency: 8 * perCPU, Requests: true}, true},
-		{"auto", netconn.Blocking, store.Options{Concurrency: 8 * perCPU}, true},
-		{"auto", netconn.Poller, flat(1), true},
-		{"true", netconn.Blocking, flat(8 * perCPU), true},
-		{"false", netconn.Blocking, flat(1), false},
-	} {
-		proc, _, err := writeProcedure(c.v, c.mode, c.o, "test")
-		if err != nil || proc != c.proc {
-			t.Errorf("%q, %s, %d requesters (request phase %v, flat out %v): procedure %v (%v), want %v", c.v, c.mode, c.o.Concurrency, c.o.Requests, c.o.FlatOut, proc, err, c.proc)
-		}
-	}
-	if _, _, err := writeProcedure("maybe", netconn.Blocking, flat(1), "-D mysql_write_procedure"); err == nil || !strings.Contains(err.Error(), "use auto, true or false") || !strings.Contains(err.Error(), "-D mysql_write_procedure") {
+	if _, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": "mysql://u@127.0.0.1:1/x", "mysql_write_procedure": "maybe"}}); err == nil || !strings.Contains(err.Error(), "use auto, true or false") || !strings.Contains(err.Error(), "mysql_write_procedure") {
 		t.Errorf("a bad value: %v", err)
 	}
 
@@ -266,6 +241,15 @@ func TestWriteProcedureAuto(t *testing.T) {
 	}
 	if res, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("x")}); err != nil || res != graph.Inserted {
 		t.Fatalf("AddLink by the statements = %v, %v", res, err)
+	}
+	// Paced, the same requesters call the procedure.
+	paced, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String()}, Concurrency: 8 * perCPU, Requests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer paced.Close()
+	if got := linkWrites(t, paced); strings.HasPrefix(got, "client transaction") {
+		t.Fatalf("link_writes at %d requesters paced = %q", 8*perCPU, got)
 	}
 }
 

@@ -3,12 +3,9 @@ package mysql
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
-	"github.com/linkbench/linkbench/internal/store"
-	"github.com/linkbench/linkbench/internal/store/netconn"
 )
 
 // The link writes of the request phase are transactions whose later
@@ -38,7 +35,7 @@ import (
 // Where mysql_write_procedure = auto sends the statements instead: the
 // requesters of a request phase run alone and flat out on blocking
 // connections, which io_mode = auto gives up to 8 requesters per CPU
-// (netconn.Blocks). There each statement from the client costs the
+// (netconn.FlatOutBlocking). There each statement from the client costs the
 // driver little since a session runs it on the driver's connection
 // (raw.go), and the server's interpreter costs more than the round trips
 // it saves: on 2 CPUs, link writes alone at 1 requester took the server
@@ -50,21 +47,6 @@ import (
 // With more requesters (the poller's connections) neither wins every pair
 // and the procedure stays (docs/performance.md, "Link writes from the
 // client at every blocking requester count").
-
-// writeProcedure reads mysql_write_procedure (v): whether link writes call
-// the procedure, for a store opened with o on connections of mode, and
-// whether auto decided it.
-func writeProcedure(v string, mode netconn.Mode, o store.Options, where string) (proc, auto bool, err error) {
-	v = strings.TrimSpace(v)
-	if v == "" || strings.EqualFold(v, "auto") {
-		stmts := o.Requests && o.FlatOut && mode == netconn.Blocking && netconn.Blocks(o.Concurrency, o.Requests)
-		return !stmts, true, nil
-	}
-	if b, ok := store.ParseBool(v); ok {
-		return b, false, nil
-	}
-	return false, false, fmt.Errorf("mysql_write_procedure (%s): %q is not a choice; use auto, true or false", where, v)
-}
 
 // writeProc is the procedure's name, one per link table.
 func (s *Store) writeProc() string { return q("linkbench_write_" + s.t.Link) }

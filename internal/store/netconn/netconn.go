@@ -69,6 +69,16 @@ func Blocks(concurrency int, requests bool) bool {
 	return Few(concurrency) || requests && concurrency <= requestLimitPerCPU*runtime.NumCPU()
 }
 
+// FlatOutBlocking reports whether the users of m are the requesters of a
+// request phase run alone (requests) and flat out on connections that
+// block, as many as io_mode=auto gives them. The SQL stores send link
+// writes there as the reference's statements from the client, whose round
+// trips then cost the driver little, rather than in one call of a
+// server-side routine (mysql_write_procedure, pg_write_function).
+func FlatOutBlocking(m Mode, concurrency int, requests, flatOut bool) bool {
+	return requests && flatOut && m == Blocking && Blocks(concurrency, requests)
+}
+
 // requestLimitPerCPU is the limit for the requesters of a request phase
 // run alone (Options.Requests), flat out or paced. A requester waits for
 // one answer at a time, and at 8 per CPU blocking connections still served
