@@ -261,6 +261,9 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	d.Settings["link_writes"] = "SELECT " + s.writeFunc() + "(...)"
 	if !s.useFunc {
 		d.Settings["link_writes"] = "client transaction (the write function's statements, up to five)"
+		if s.autoStmts != "" {
+			d.Settings["link_writes"] += "; " + s.autoStmts
+		}
 	}
 	for _, k := range []string{"fsync", "synchronous_commit", "full_page_writes", "shared_buffers", "wal_level", "default_transaction_isolation"} {
 		var val string

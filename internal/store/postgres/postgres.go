@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -36,7 +37,7 @@ func init() {
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "pg_write_function", Default: "true", Doc: "link writes in one call of the function linkbench_write_<linktable> (made by init); false: the function's statements from the client in one transaction, as the reference sends its own (BEGIN with the first statement, then one round trip each, COMMIT last)"},
+			{Name: "pg_write_function", Default: "auto", Doc: "true: link writes in one call of the function linkbench_write_<linktable> (made by init); false: the function's statements from the client in one transaction, as the reference sends its own (BEGIN with the first statement, then one round trip each, COMMIT last); auto: false for a request phase run alone and flat out with 2 requesters up to 8 per CPU (blocking connections), else true"},
 			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own on blocking connections up to 4 requesters per CPU, 8 in a request phase run alone and flat out; else shared)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
@@ -61,7 +62,8 @@ type Store struct {
 	conns      conns                     // where request statements get their connection
 	wconns     conns                     // where writes get theirs: conns, or a session's second one
 	ownWrite   bool                      // pg_write_connection resolved: a session's writes on their own connection
-	useFunc    bool                      // pg_write_function: link writes in one call of the write function
+	useFunc    bool                      // pg_write_function resolved: link writes in one call of the write function
+	autoStmts  string                    // why pg_write_function = auto chose the client's statements, or ""
 	// listBuf, in a session, is the buffer its list reads copy the rows'
 	// data into, and GetNode the node's, kept for the next; nil on the
 	// shared store, whose reads each get a new one.
@@ -152,9 +154,28 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	useFunc, err := store.Bool(p, "pg_write_function", true)
+	// pg_write_function = auto sends the function's statements from the
+	// client where mysql_write_procedure = auto sends the procedure's
+	// (netconn.FlatOutBlocking), but for a lone requester. There the one
+	// call's commits share the server's log flushes with the other
+	// requesters' node writes and make those wait longer than beside the
+	// reference, while the client's round trips cost the driver little on a
+	// blocking connection: against the reference on 2 CPUs the function's
+	// node writes were 7-15 % slower in every pair at 4 and 16 requesters,
+	// the statements' level with its. A lone requester's commits share no
+	// flush, and the function saves it the round trips. The poller's
+	// requesters keep the function too (docs/performance.md, "PostgreSQL's
+	// link writes from the client from 2 requesters on").
+	useFunc, auto, err := store.AutoBool(p, "pg_write_function")
 	if err != nil {
 		return nil, err
+	}
+	autoStmts := ""
+	if auto {
+		useFunc = o.Concurrency < 2 || !netconn.FlatOutBlocking(mode, o.Concurrency, o.Requests, o.FlatOut)
+		if !useFunc {
+			autoStmts = fmt.Sprintf("pg_write_function = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
+		}
 	}
 	cfg.ConnConfig.DialFunc = netconn.Dialer{Mode: mode, Timeout: cfg.ConnConfig.ConnectTimeout}.DialContext
 	s := &Store{
@@ -165,6 +186,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		ioMode:     mode,
 		ownWrite:   ownWrite,
 		useFunc:    useFunc,
+		autoStmts:  autoStmts,
 		release:    func() {},
 		lockConn:   new(atomic.Pointer[pgx.Conn]),
 	}

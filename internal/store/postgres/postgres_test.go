@@ -126,6 +126,54 @@ func TestSessionWriteConnection(t *testing.T) {
 	}
 }
 
+// TestWriteFunctionAuto: pg_write_function = auto sends the function's
+// statements from the client for 2 or more requesters of a request phase
+// run alone and flat out on blocking connections (netconn.FlatOutBlocking
+// has the cases), and the store's description says why; paced, outside a
+// request phase or for a lone requester the same schema's function is
+// called; a bad value is refused before connecting.
+func TestWriteFunctionAuto(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Open(ctx, store.Options{Props: store.MapProps{"url": "postgres://u@127.0.0.1:1/x", "pg_write_function": "maybe"}}); err == nil || !strings.Contains(err.Error(), "use auto, true or false") || !strings.Contains(err.Error(), "pg_write_function") {
+		t.Errorf("a bad value: %v", err)
+	}
+	made := fresh(t, nil)
+	if err := made.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	open := func(o store.Options) *Store {
+		o.Props = store.MapProps{"url": testURL(t), "pg_schema": made.schema, "io_mode": "blocking"}
+		s, err := Open(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	linkWrites := func(s *Store) string {
+		d, err := s.Describe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Settings["link_writes"]
+	}
+	n := 8 * runtime.NumCPU()
+	flat := open(store.Options{Concurrency: n, Requests: true, FlatOut: true})
+	if got := linkWrites(flat); !strings.HasPrefix(got, "client transaction") || !strings.Contains(got, "pg_write_function = auto chose them") {
+		t.Fatalf("link_writes at %d requesters flat out = %q", n, got)
+	}
+	sess := flat.Session().(*Store)
+	defer sess.Close()
+	if res, err := sess.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault, Data: []byte("x")}); err != nil || res != graph.Inserted {
+		t.Fatalf("AddLink by the statements = %v, %v", res, err)
+	}
+	for _, o := range []store.Options{{Concurrency: n, Requests: true}, {Concurrency: 2}, {Concurrency: 1, Requests: true, FlatOut: true}} {
+		if got := linkWrites(open(o)); !strings.HasPrefix(got, "SELECT ") {
+			t.Errorf("link_writes at %d requesters (request phase %v, flat out %v) = %q, want the function", o.Concurrency, o.Requests, o.FlatOut, got)
+		}
+	}
+}
+
 // A session's two connections are replaced together: when the server ends
 // both (here pg_terminate_backend, as a restart does), the statement that
 // finds one closed fails as a connection error, and the next read and the
