@@ -173,9 +173,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	autoStmts := ""
 	if auto {
 		useProc = !netconn.FlatOutBlocking(mode, o.Concurrency, o.Requests, o.FlatOut)
-	}
-	if auto && !useProc {
-		autoStmts = fmt.Sprintf("mysql_write_procedure = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
+		if !useProc {
+			autoStmts = fmt.Sprintf("mysql_write_procedure = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
+		}
 	}
 	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, autoStmts: autoStmts, release: func() {}, cfg: cfg, logf: o.Logf,
 		socks: &sockets{}, st: &stmts{}, noInfile: &atomic.Bool{}}

@@ -37,7 +37,7 @@ func init() {
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "pg_write_function", Default: "auto", Doc: "true: link writes in one call of the function linkbench_write_<linktable> (made by init); false: the function's statements from the client in one transaction, as the reference sends its own (BEGIN with the first statement, then one round trip each, COMMIT last); auto: false for a request phase run alone and flat out with 2 requesters up to 8 per CPU (blocking connections), else true"},
+			{Name: "pg_write_function", Default: "auto", Doc: "true: link writes in one call of the function linkbench_write_<linktable> (made by init); false: the function's statements from the client in one transaction, as the reference sends its own (BEGIN with the first statement, then one round trip each, COMMIT last); auto: false for a request phase run alone and flat out with from 2 requesters up to 8 per CPU (blocking connections), else true"},
 			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own on blocking connections up to 4 requesters per CPU, 8 in a request phase run alone and flat out; else shared)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
@@ -160,10 +160,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	// call's commits share the server's log flushes with the other
 	// requesters' node writes and make those wait longer than beside the
 	// reference, while the client's round trips cost the driver little on a
-	// blocking connection: against the reference on 2 CPUs the function's
-	// node writes were 7-15 % slower in every pair at 4 and 16 requesters,
-	// the statements' level with its. A lone requester's commits share no
-	// flush, and the function saves it the round trips. The poller's
+	// blocking connection: against the reference on 2 CPUs a node write was
+	// 6-15 % slower than its in every pair at 4 and 16 requesters with the
+	// function, and none with the statements. A lone requester's commits
+	// share no flush, and the function saves it the round trips. The poller's
 	// requesters keep the function too (docs/performance.md, "PostgreSQL's
 	// link writes from the client from 2 requesters on").
 	useFunc, auto, err := store.AutoBool(p, "pg_write_function")
