@@ -37,12 +37,20 @@ running() {
   [ -f "$PIDF" ] && kill -0 "$(cat "$PIDF")" 2>/dev/null
 }
 
+# MyRocks keeps its tables' index and filter blocks with the open tables,
+# outside the block cache. In the cache (MariaDB's default), an index block
+# of a 64 MB table file (about 1.7 MB here: the keys of id1_type carry the
+# link's data) nearly fills one of the cache's 64 shards of 2 MB; from 16
+# requesters on, readers then evicted one another's index blocks, and each
+# miss read and parsed one again: 2-3.5 misses and 3.4-5.9 MB per request,
+# 3-6 ms of server CPU per request, a tenth of the throughput, with either
+# driver (docs/performance.md, "MyRocks's collapses").
 start_server() {
   mariadbd --no-defaults --user=mysql --datadir="$DATA" --socket="$SOCK" --pid-file="$PIDF" \
     --bind-address=127.0.0.1 --port="$PORT" --skip-name-resolve --log-error="$LOG" \
     --plugin-load-add=ha_rocksdb --innodb-buffer-pool-size=256M --max-connections=300 \
     --innodb-flush-log-at-trx-commit=1 --sync-binlog=0 --skip-log-bin \
-    --rocksdb-block-cache-size=128M >/dev/null 2>&1 &
+    --rocksdb-block-cache-size=128M --rocksdb-cache-index-and-filter-blocks=0 >/dev/null 2>&1 &
   for _ in $(seq 1 120); do
     if mariadb-admin --no-defaults --socket="$SOCK" -uroot ping >/dev/null 2>&1; then return; fi
     sleep 0.5
