@@ -72,6 +72,10 @@ func perfTable(w io.Writer, title string, paths []string) error {
 					fmt.Fprintf(w, "%s, %d requesters, run %d: %d requests not answered by maxtime + maxtime_grace, counted as errors (the phase lasted %.0f s)\n",
 						d, n, i+1, r.TimedOut, r.Seconds)
 				}
+				if m, mb, ok := indexThrash(r); ok {
+					fmt.Fprintf(w, "%s, %d requesters, run %d: MyRocks's block cache missed %.2f index blocks per request (%.1f MB read into it per request): the server thrashed its index blocks, whichever driver ran (scripts/mariadb.sh keeps them out of the cache)\n",
+						d, n, i+1, m, mb)
+				}
 				if r.FellBehind {
 					fmt.Fprintf(w, "%s, %d requesters, run %d: fell behind its pace (ops sent up to %.1f s after their intended start); the %d ops it sent after the warm-up that were due during it are counted here, as the reference counts, not in its own output\n",
 						d, n, i+1, r.PaceLagSec, r.Uncounted)
@@ -134,6 +138,18 @@ func perfTable(w io.Writer, title string, paths []string) error {
 		fmt.Fprintf(w, "\ncells where linkbench is not better:\n  %s\n", strings.Join(failed, "\n  "))
 	}
 	return nil
+}
+
+// indexThrash says whether a MyRocks run's block cache kept missing its
+// tables' index blocks: a run in which it did answered a tenth of the
+// requests of one in which it did not, at ten times the server's CPU per
+// request, whichever driver ran. It returns the misses and the megabytes
+// of index blocks read into the cache per request. A run without misses
+// has none: an index block is read once when its table file is opened.
+func indexThrash(p Perf) (misses, mb float64, ok bool) {
+	misses = p.ServerCounters["status.ROCKSDB_BLOCK_CACHE_INDEX_MISS"]
+	mb = p.ServerCounters["status.ROCKSDB_BLOCK_CACHE_INDEX_BYTES_INSERT"] / (1 << 20)
+	return misses, mb, misses >= 0.05
 }
 
 // pairVerdicts prints each round's pair on its own: the k-th run of

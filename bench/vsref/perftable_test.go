@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -78,5 +81,38 @@ func TestPairVerdictsJudgeEachRound(t *testing.T) {
 	pairVerdicts(&b, []int{4}, ops, func(d string, n int) []Perf { return ref[:1] })
 	if b.Len() != 0 {
 		t.Errorf("one round has no pairs to set apart from the medians, printed:\n%s", b.String())
+	}
+}
+
+// A MyRocks run whose block cache kept missing index blocks says so: its
+// figures are the server's, whichever driver ran.
+func TestPerfTableNamesIndexThrash(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, p Perf) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ops := map[string]OpPerf{"GET_NODE": {Count: 10, MeanMs: 0.2}}
+	ref := write("ref.json", Perf{Label: "reference", Requesters: 16, RequestsPerS: 5204, Ops: ops,
+		ServerCounters: map[string]float64{"status.ROCKSDB_BLOCK_CACHE_INDEX_MISS": 2.9e-5, "status.ROCKSDB_BLOCK_CACHE_INDEX_BYTES_INSERT": 40}})
+	lb := write("lb.json", Perf{Label: "linkbench", Requesters: 16, RequestsPerS: 596, Ops: ops,
+		ServerCounters: map[string]float64{"status.ROCKSDB_BLOCK_CACHE_INDEX_MISS": 1.974, "status.ROCKSDB_BLOCK_CACHE_INDEX_BYTES_INSERT": 3434776}})
+	var b bytes.Buffer
+	if err := perfTable(&b, "mariadb-rocksdb", []string{ref, lb}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "linkbench, 16 requesters, run 1: MyRocks's block cache missed 1.97 index blocks per request (3.3 MB read into it per request)"; !strings.Contains(b.String(), want) {
+		t.Errorf("the table lacks %q:\n%s", want, b.String())
+	}
+	if strings.Count(b.String(), "index blocks per request") != 1 {
+		t.Errorf("a run without index misses was named:\n%s", b.String())
 	}
 }
