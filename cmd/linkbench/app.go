@@ -77,6 +77,9 @@ type app struct {
 	// is read; plainStdout is stdout without it.
 	scrub       *secret.Scrubber
 	plainStdout io.Writer
+	// interrupts, when set (main), hears of the command's logger, to say
+	// there that a Ctrl-C is stopping the command.
+	interrupts *interrupts
 }
 
 // errorText is the one line main prints for err, secrets hidden.

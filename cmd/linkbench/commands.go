@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -79,8 +80,17 @@ func (a *app) initSchema(ctx context.Context) error {
 	return nil
 }
 
-// check verifies the count invariant and exits 1 on any mismatch.
+// check verifies the count invariant and exits 1 on any mismatch; a check
+// that Ctrl-C stops says that it verified nothing.
 func (a *app) check(ctx context.Context) error {
+	err := a.checkStore(ctx)
+	if err != nil && ctx.Err() != nil {
+		return &exitError{code: 130, err: errors.New("check interrupted before it finished: nothing was verified")}
+	}
+	return err
+}
+
+func (a *app) checkStore(ctx context.Context) error {
 	e, err := a.setup()
 	if err != nil {
 		return err

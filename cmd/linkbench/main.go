@@ -35,14 +35,15 @@ func main() {
 
 // exitCode executes the command line and returns the process exit code.
 func exitCode(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	in := watchInterrupts(context.Background(), sigs, os.Stderr, os.Exit)
+	defer in.stop()
 
 	app := newApp(os.Stdout, os.Stderr)
-	err := app.execute(ctx, args)
+	app.interrupts = in
+	err := app.execute(in.ctx, args)
 	code := 0
 	if err != nil {
 		var ee *exitError
@@ -56,16 +57,8 @@ func exitCode(args []string) int {
 			fmt.Fprintln(os.Stderr, app.errorText(err))
 		}
 	}
-	if ctx.Err() != nil {
-		select {
-		case s := <-sig:
-			if s == syscall.SIGTERM {
-				return 143
-			}
-			return 130
-		default:
-			return 130
-		}
+	if c := in.code(); c != 0 {
+		return c
 	}
 	return code
 }

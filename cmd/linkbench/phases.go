@@ -110,7 +110,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	started := time.Now()
 	res, err := lp.Run(ctx)
 	usage, samples := mon.Stop()
-	prog.finish()
+	prog.finish(err != nil)
 	if err != nil {
 		lerr, hung := l.Failure(sig, ctx, err)
 		e.hung = e.hung || hung

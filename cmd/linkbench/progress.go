@@ -86,8 +86,13 @@ func (lp *loadProgress) update(p workload.LoadProgress) {
 		if lp.bar == nil {
 			left := func(decor.Statistics) string { l, _ := loadStatus(lp.snapshot()); return l }
 			right := func(decor.Statistics) string { _, r := loadStatus(lp.snapshot()); return r }
-			lp.bar = lp.p.New(max(p.LinksTotal, 1), mpb.BarStyle(),
+			// Made with total 0 and given its total after: mpb then
+			// leaves completing it to finish (SetTotal is a no-op on a
+			// bar made with a total, which would never complete when the
+			// load stops short of it or its total is an estimate).
+			lp.bar = lp.p.New(0, mpb.BarStyle(),
 				mpb.PrependDecorators(decor.Any(left)), mpb.AppendDecorators(decor.Any(right)))
+			lp.bar.SetTotal(max(p.LinksTotal, 1), false)
 		}
 		lp.bar.SetCurrent(p.Links)
 		return
@@ -227,15 +232,34 @@ func withCommas(n int64) string {
 	return b.String()
 }
 
-func (lp *loadProgress) finish() {
-	if lp.p != nil {
-		if lp.bar != nil {
+// finish ends the bar: complete at the rows written, or, for a load that
+// stopped early (stopped), aborted where it stood. mpb's Wait returns once
+// its bars are done; should it not within barWait, the bar is shut down,
+// so the end of a load never waits on its drawing.
+func (lp *loadProgress) finish(stopped bool) {
+	if lp.p == nil {
+		return
+	}
+	if lp.bar != nil {
+		if stopped {
+			lp.bar.Abort(false)
+		} else {
 			lp.bar.SetTotal(-1, true)
 		}
-		lp.p.Wait()
-		lp.log.redirect(nil)
 	}
+	done := make(chan struct{})
+	go func() { lp.p.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(barWait):
+		lp.p.Shutdown()
+	}
+	lp.log.redirect(nil)
 }
+
+// barWait bounds how long finish waits for the bar's last drawing (a few
+// refreshes).
+const barWait = 2 * time.Second
 
 // requestProgress logs one compact line per progress interval (and the
 // per-op block after it with --per-op).

@@ -163,6 +163,7 @@ func (a *app) setup() (*env, error) {
 		return nil, err
 	}
 	a.hideSecrets(cfg, lg)
+	a.interrupts.setNote(lg.Warnf)
 	for _, w := range warnings {
 		lg.Warnf("%s", w)
 	}
