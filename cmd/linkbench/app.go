@@ -157,7 +157,7 @@ func (a *app) addCommon(cmd *cobra.Command) {
 	f.StringVarP(&a.opts.logFile, "log-file", "L", "", "also write log lines to this file")
 	f.StringVar(&a.opts.csvStats, "csvstats", "", "write the final per-op statistics as CSV to this file")
 	f.StringVar(&a.opts.csvStream, "csvstream", "", "write per-interval statistics as CSV to this file")
-	f.BoolVar(&a.opts.strict, "strict", false, "treat unknown config keys as errors")
+	f.BoolVar(&a.opts.strict, "strict", false, "treat unknown keys in config files as errors (an unknown -D key always is one)")
 	f.StringVar(&a.opts.resultsDir, "results-dir", "", "directory for results bundles (default: key results_dir, ./linkbench-results)")
 	f.BoolVar(&a.opts.noResults, "no-results", false, "do not write a results bundle")
 	f.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")

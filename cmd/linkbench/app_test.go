@@ -23,7 +23,7 @@ func TestNormalizeArgs(t *testing.T) {
 
 // TestDidYouMean: a mistyped flag, command or key names what was meant,
 // and a config key given as a flag names the -D form with its value.
-// Reliability(input): a mistyped key, flag or command; a config key given as a flag (`--maxtime 10`); the reference README's `-csvstreams` | "did you mean maxid1?" / "--truncate?" / "load?"; "config keys are set with -D: -D maxtime=10"; "did you mean -csvstream?"; exit 1 for flags and commands, a warning for keys (an error with `--strict`); the ending error is also written to the `-L` file
+// Reliability(input): a mistyped key, flag or command; a config key given as a flag (`--maxtime 10`); the reference README's `-csvstreams` | "did you mean maxid1?" / "--truncate?" / "load?"; "config keys are set with -D: -D maxtime=10"; "did you mean -csvstream?"; exit 1 for flags, commands and -D keys, a warning for keys in files (an error with `--strict`); the ending error is also written to the `-L` file
 func TestDidYouMean(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -40,10 +40,11 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"-rsults-dir", "x", "-r"}, "did you mean --results-dir?"},
 		{[]string{"lod"}, `unknown command "lod": did you mean load?`},
 		{[]string{"sweap"}, `did you mean sweep?`},
-		{[]string{"config", "-D", "maxid=100"}, "unknown key maxid (-D); did you mean maxid1? (ignored)"},
+		{[]string{"config", "-D", "maxid=100"}, "unknown key maxid (-D); did you mean maxid1?"},
+		{[]string{"run", "-D", "maxtiem=10"}, "unknown key maxtiem (-D); did you mean maxtime?"},
 		{[]string{"config", "-D", "load_random_seeds=1"}, "did you mean load_random_seed?"},
 		{[]string{"config", "-D", "requesters=1", "-D", "sqlite_synchronus=OFF"}, "did you mean sqlite_synchronous?"},
-		{[]string{"config", "--strict", "-D", "maxtme=1"}, "unknown key maxtme (-D); did you mean maxtime? remove it"},
+		{[]string{"config", "--strict", "-D", "maxtme=1"}, "unknown key maxtme (-D); did you mean maxtime?"},
 	} {
 		var out, errb bytes.Buffer
 		err := newApp(&out, &errb).execute(context.Background(), tc.args)
@@ -82,7 +83,7 @@ func TestUsageErrors(t *testing.T) {
 
 // TestFatalErrorReachesLogFile: the error that ends a command is written
 // to the -L file too, without the usage text.
-// Reliability(input): a mistyped key, flag or command; a config key given as a flag (`--maxtime 10`); the reference README's `-csvstreams` | "did you mean maxid1?" / "--truncate?" / "load?"; "config keys are set with -D: -D maxtime=10"; "did you mean -csvstream?"; exit 1 for flags and commands, a warning for keys (an error with `--strict`); the ending error is also written to the `-L` file
+// Reliability(input): a mistyped key, flag or command; a config key given as a flag (`--maxtime 10`); the reference README's `-csvstreams` | "did you mean maxid1?" / "--truncate?" / "load?"; "config keys are set with -D: -D maxtime=10"; "did you mean -csvstream?"; exit 1 for flags, commands and -D keys, a warning for keys in files (an error with `--strict`); the ending error is also written to the `-L` file
 func TestFatalErrorReachesLogFile(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "run.log")

@@ -166,21 +166,58 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
-	// Unknown keys only warn without --strict.
-	_, warns, err := Load(Source{Overrides: []string{"bogus_key=1"}})
-	if err != nil || len(warns) != 1 || !strings.Contains(warns[0], "unknown key bogus_key") {
-		t.Fatalf("warnings %v, err %v", warns, err)
-	}
 	if _, _, err := Load(Source{ConfigFile: "/nonexistent/x.properties"}); err == nil || !strings.Contains(err.Error(), "cannot read config file") {
 		t.Fatalf("missing config file: %v", err)
 	}
 	if _, _, err := Load(Source{ConfigFile: "/dev/zero"}); err == nil || !strings.Contains(err.Error(), "/dev/zero is larger than 1 MiB") {
 		t.Fatalf("-c /dev/zero: %v", err)
 	}
-	// An escape byte in a -D key is quoted in the warning, never echoed.
-	_, warns, _ = Load(Source{Overrides: []string{"bad\x1b[2Jkey=1"}})
-	if len(warns) != 1 || strings.Contains(warns[0], "\x1b") || !strings.Contains(warns[0], `"bad\x1b[2Jkey"`) {
-		t.Fatalf("warning %q", warns)
+	// An escape byte in a key is quoted in the message, never echoed.
+	_, _, err := Load(Source{Overrides: []string{"bad\x1b[2Jkey=1"}})
+	if err == nil || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `"bad\x1b[2Jkey"`) {
+		t.Fatalf("error %q", err)
+	}
+}
+
+// TestUnknownKeys: an unknown -D key is an error, with the key meant when
+// one is near (it is almost always a typo, and a run with the default in
+// its place would waste its whole length); an unknown key in a file is a
+// warning (reference files carry the keys of other stores), an error with
+// --strict.
+// Reliability(input): an unknown key: `-D maxtiem=10`, or a key of no store in a `-c` or workload file | -D: exit 1 before any work, "unknown key maxtiem (-D); did you mean maxtime?"; in a file: a warning naming file and line ("(ignored)"), an error with `--strict`
+func TestUnknownKeys(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		overrides []string
+		file      string
+		strict    bool
+		err, warn string
+	}{
+		{"-D typo", []string{"maxtiem=10"}, "", false, "unknown key maxtiem (-D); did you mean maxtime?", ""},
+		{"-D unknown", []string{"bogus_key=1"}, "", false, "unknown key bogus_key (-D): no such key in linkbench or its stores; `linkbench config --all` lists every key", ""},
+		{"-D store key", []string{"sqlite_synchronus=OFF"}, "", false, "did you mean sqlite_synchronous?", ""},
+		{"file typo", nil, "maxtiem = 10\n", false, "", "unknown key maxtiem (FILE:1); did you mean maxtime? (ignored)"},
+		{"file unknown", nil, "bogus_key = 1\n", false, "", "unknown key bogus_key (FILE:1); ignored"},
+		{"file strict", nil, "maxtiem = 10\n", true, "unknown key maxtiem (FILE:1); did you mean maxtime? remove it or check its spelling", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := Source{Overrides: c.overrides, Strict: c.strict, ExtraKeys: map[string]bool{"sqlite_synchronous": true}}
+			file := ""
+			if c.file != "" {
+				file = write(t, t.TempDir(), "main.properties", c.file)
+				src.ConfigFile = file
+			}
+			_, warns, err := Load(src)
+			want := strings.ReplaceAll(c.err, "FILE", file)
+			switch {
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), want)):
+				t.Errorf("error %v, want %q", err, want)
+			case c.err == "" && err != nil:
+				t.Errorf("error %v, want a warning", err)
+			case c.warn != "" && (len(warns) != 1 || warns[0] != strings.ReplaceAll(c.warn, "FILE", file)):
+				t.Errorf("warnings %q, want %q", warns, strings.ReplaceAll(c.warn, "FILE", file))
+			}
+		})
 	}
 }
 

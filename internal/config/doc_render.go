@@ -16,7 +16,8 @@ Values come from, in increasing precedence: the defaults below, the
 ` + "`workload_file`" + ` (its keys only fill missing ones), the main config file (` + "`-c`" + `),
 and ` + "`-D key=value`" + `. ` + "`linkbench config`" + ` prints the effective value of every key
 and where it came from. Store-specific keys are listed in the store's documentation
-and accepted as known keys. Unknown keys are warnings (errors with ` + "`--strict`" + `).
+and accepted as known keys. An unknown key is an error on the command line (` + "`-D`" + `) and a
+warning in a file (an error with ` + "`--strict`" + `).
 
 `)
 	groups := []struct{ id, title string }{

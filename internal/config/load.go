@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -21,7 +23,9 @@ type Source struct {
 	ConfigFile string
 	// Overrides are -D values, "key=value".
 	Overrides []string
-	// Strict makes unknown keys errors instead of warnings.
+	// Strict makes unknown keys in files errors instead of warnings (an
+	// unknown -D key always is one: it is almost always a typo, while a
+	// reference config file carries the keys of other stores).
 	Strict bool
 	// ExtraKeys are store-specific keys known to the store registry.
 	ExtraKeys map[string]bool
@@ -137,9 +141,11 @@ func Load(src Source) (*Config, []string, error) {
 			}
 		}
 	}
-	// Unknown keys, with the nearest known one.
+	// Unknown keys, with the nearest known one: an error on the command
+	// line, a warning in a file (an error with Strict).
 	var known []string
-	for k, e := range fileKeys {
+	for _, k := range slices.Sorted(maps.Keys(fileKeys)) {
+		e := fileKeys[k]
 		if _, ok := knownKeys[k]; ok || src.ExtraKeys[k] {
 			continue
 		}
@@ -154,11 +160,16 @@ func Load(src Source) (*Config, []string, error) {
 		if s, ok := Suggest(k, known); ok {
 			hint = "did you mean " + s + "? "
 		}
-		if src.Strict {
+		switch {
+		case e.Origin == FromOverride && hint != "":
+			fail("%s; %s(`linkbench config --all` lists every key)", msg, hint)
+		case e.Origin == FromOverride:
+			fail("%s: no such key in linkbench or its stores; `linkbench config --all` lists every key", msg)
+		case src.Strict:
 			fail("%s; %sremove it or check its spelling", msg, hint)
-		} else if hint != "" {
+		case hint != "":
 			warnings = append(warnings, msg+"; "+strings.TrimSuffix(hint, " ")+" (ignored)")
-		} else {
+		default:
 			warnings = append(warnings, msg+"; ignored")
 		}
 	}
