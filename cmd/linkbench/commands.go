@@ -292,7 +292,7 @@ func (a *app) printVersion() error {
 		fmt.Fprintf(a.stdout, "memory: %.1f GiB\n", float64(env.MemoryBytes)/(1<<30))
 	}
 	// The zero-config data directory, or the current one.
-	dir := zeroConfigDefaults["data_dir"]
+	dir := config.ZeroConfig()["data_dir"]
 	if _, err := os.Stat(dir); err != nil {
 		dir = "."
 	}

@@ -18,22 +18,6 @@ import (
 	"github.com/linkbench/linkbench/internal/store/shard"
 )
 
-// zeroConfigDefaults is the laptop-scale benchmark used when no -c is
-// given: the embedded SQLite store with the shipped 2017 workload.
-var zeroConfigDefaults = map[string]string{
-	"store":               "sqlite",
-	"workload_file":       "config/FBWorkload.properties",
-	"data_dir":            "./linkbench-data",
-	"maxid1":              "100001",
-	"loaders":             "4",
-	"requesters":          "4",
-	"maxtime":             "60",
-	"warmup_time":         "5",
-	"requests":            "0",
-	"max_failed_requests": "100",
-	"progressfreq":        "10",
-}
-
 func toolVersion() string {
 	if version != "dev" {
 		return version
@@ -155,7 +139,7 @@ func (a *app) setup() (*env, error) {
 		}
 	}
 	if src.ConfigFile == "" {
-		src.Defaults = zeroConfigDefaults
+		src.Defaults = config.ZeroConfig()
 	}
 	cfg, warnings, err := config.Load(src)
 	if err != nil {

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -316,23 +315,6 @@ func TestPasswordFromEnvAndFile(t *testing.T) {
 	}
 	if v, _ := cfg.Props.Get("password"); v != "fromfile" {
 		t.Fatalf("password %q", v)
-	}
-}
-
-var update = flag.Bool("update", false, "rewrite docs/config.md")
-
-// TestConfigDoc keeps docs/config.md equal to the key table.
-func TestConfigDoc(t *testing.T) {
-	want := RenderKeyDoc()
-	path := "../../docs/config.md"
-	if *update {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil || string(got) != want {
-		t.Fatalf("docs/config.md is out of date: run go test ./internal/config -run TestConfigDoc -update")
 	}
 }
 
