@@ -247,12 +247,14 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.printVersion() },
 	}
+	var allKeys bool
 	configCmd := &cobra.Command{
 		Use:   "config",
 		Short: "Print the effective configuration and where each value came from",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return a.printConfig() },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.printConfig(allKeys) },
 	}
+	configCmd.Flags().BoolVar(&allKeys, "all", false, "also list the keys left unset and the keys of every store, with their defaults")
 	checkCmd := &cobra.Command{
 		Use:   "check",
 		Short: "Verify that every count row equals the number of visible links",

@@ -22,20 +22,84 @@ import (
 	"github.com/linkbench/linkbench/internal/store"
 )
 
-// printConfig prints every effective key, its value and its origin.
-func (a *app) printConfig() error {
+// printConfig prints every effective key, its value and its origin, and
+// the keys of the store in use with their defaults; with all (--all) also
+// the keys left unset and the keys of every other store.
+func (a *app) printConfig(all bool) error {
 	e, err := a.setup()
 	if err != nil {
 		return err
 	}
 	defer e.log.close()
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "# store resolves to %q\n", e.drv.Name)
-	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
+	type row struct{ key, value, from string }
+	var rows []row
+	set := map[string]bool{}
 	for _, en := range e.cfg.Props.Entries() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", config.Printable(en.Key), shortValue(secret.Redact(en.Key, en.Value)), en.OriginText())
+		rows = append(rows, row{config.Printable(en.Key), shortValue(secret.Redact(en.Key, en.Value)), en.OriginText()})
+		set[en.Key] = true
+	}
+	// A store's key that is not set takes the store's default; a key that
+	// stores share with one default is listed once.
+	stores := map[int][]string{}
+	listed := map[[2]string]int{}
+	addStore := func(d *store.Driver) {
+		for _, k := range d.Keys {
+			if set[k.Name] {
+				continue
+			}
+			i, ok := listed[[2]string{k.Name, k.Default}]
+			if !ok {
+				i = len(rows)
+				listed[[2]string{k.Name, k.Default}] = i
+				rows = append(rows, row{k.Name, docValue(k.Default), ""})
+			}
+			stores[i] = append(stores[i], d.Name)
+		}
+	}
+	addStore(e.drv)
+	for i := range stores {
+		rows[i].from = "default of store " + e.drv.Name + " (in use)"
+	}
+	for _, k := range e.drv.Keys {
+		set[k.Name] = true
+	}
+	if all {
+		for _, k := range config.AllKeys() {
+			if !set[k.Name] {
+				rows = append(rows, row{k.Name, "-", "unset"})
+			}
+		}
+		for _, d := range store.Drivers() {
+			if d.Name != e.drv.Name {
+				addStore(d)
+			}
+		}
+		for i, names := range stores {
+			if rows[i].from == "" {
+				rows[i].from = "default of store " + strings.Join(names, ", ")
+			}
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].key < rows[j].key })
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "# store resolves to %q", e.drv.Name)
+	if !all {
+		fmt.Fprint(tw, "; --all also lists the keys left unset and the keys of the other stores")
+	}
+	fmt.Fprintln(tw, "; docs/config.md says what each key does")
+	fmt.Fprintln(tw, "KEY\tVALUE\tFROM")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.key, r.value, r.from)
 	}
 	return tw.Flush()
+}
+
+// docValue is a default as the config listing shows it ("-" for none).
+func docValue(v string) string {
+	if v == "" {
+		return "-"
+	}
+	return v
 }
 
 // shortValue is a value as the config listing shows it: escaped when it

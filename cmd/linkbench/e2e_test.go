@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/linkbench/linkbench/internal/config"
+	"github.com/linkbench/linkbench/internal/store"
 	_ "modernc.org/sqlite"
 )
 
@@ -192,5 +194,50 @@ func TestConfigCommandShowsOrigins(t *testing.T) {
 	}
 	if strings.Contains(out, "hunter2") {
 		t.Error("the password is printed")
+	}
+}
+
+// TestConfigAllListsEveryKey: config lists the keys of the store in use
+// with their defaults, and config --all every key of linkbench and of
+// every store, set or not.
+func TestConfigAllListsEveryKey(t *testing.T) {
+	rows := func(args ...string) map[string]string {
+		out, errOut, code := runCLI(t, t.TempDir(), args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, errOut)
+		}
+		m := map[string]string{}
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 1 {
+				m[f[0]] += strings.Join(f[1:], " ") + "; "
+			}
+		}
+		return m
+	}
+	plain := rows("config")
+	if got := plain["sqlite_synchronous"]; got != "FULL default of store sqlite (in use); " {
+		t.Errorf("config: sqlite_synchronous %q", got)
+	}
+	if _, ok := plain["pg_database"]; ok {
+		t.Error("config without --all lists the keys of other stores")
+	}
+	all := rows("config", "--all")
+	for _, k := range config.AllKeys() {
+		if all[k.Name] == "" {
+			t.Errorf("config --all lacks %s", k.Name)
+		}
+	}
+	for _, d := range store.Drivers() {
+		for _, k := range d.Keys {
+			if !strings.Contains(all[k.Name], d.Name) && !strings.Contains(all[k.Name], "default of store sqlite") {
+				t.Errorf("config --all lacks store %s's key %s: %q", d.Name, k.Name, all[k.Name])
+			}
+		}
+	}
+	for key, want := range map[string]string{"host": "- unset; ", "pg_database": "linkbench default of store postgres; ",
+		"maxtime": "60 zero-config default; ", "tls": "false default of store mongodb; - default of store mysql; "} {
+		if all[key] != want {
+			t.Errorf("config --all: %s %q, want %q", key, all[key], want)
+		}
 	}
 }
