@@ -160,6 +160,9 @@ func (a *app) checkStore(ctx context.Context) error {
 		return err
 	}
 	defer e.log.close()
+	if err := a.checkDataExists(e, "check"); err != nil {
+		return err
+	}
 	st, err := e.open(ctx, 2, false, false)
 	if err != nil {
 		return err

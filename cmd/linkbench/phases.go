@@ -16,7 +16,11 @@ import (
 
 // runPhases runs the load and/or request phase in one process.
 func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
-	e, closeLog, err := a.prepare()
+	graphCommand := ""
+	if doRequest && !doLoad {
+		graphCommand = "run"
+	}
+	e, closeLog, err := a.prepare(graphCommand)
 	if err != nil {
 		return err
 	}

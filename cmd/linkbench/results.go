@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,13 +31,32 @@ func (a *app) checkResultsDir(e *env) error {
 	if a.opts.noResults {
 		return nil
 	}
+	// The directory is made when the first bundle is written: a command
+	// refused before then leaves no empty results directory behind. Until
+	// then it is enough that its nearest existing ancestor is a writable
+	// directory.
 	dir := a.resultsDir(e)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results_dir %s cannot be created (%v); set --results-dir or results_dir to a writable directory, or use --no-results", dir, errors.Unwrap(err))
+	have := filepath.Clean(dir)
+	for {
+		fi, err := os.Stat(have)
+		if err == nil && !fi.IsDir() {
+			return fmt.Errorf("results_dir %s cannot be created (%s is not a directory); set --results-dir or results_dir to a writable directory, or use --no-results", dir, have)
+		}
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(have) == have {
+			return fmt.Errorf("results_dir %s cannot be created (%v); set --results-dir or results_dir to a writable directory, or use --no-results", dir, errors.Unwrap(err))
+		}
+		have = filepath.Dir(have)
 	}
-	f, err := os.CreateTemp(dir, ".write-test-")
+	f, err := os.CreateTemp(have, ".write-test-")
 	if err != nil {
-		return fmt.Errorf("results_dir %s is not writable (%v); set --results-dir or results_dir to a writable directory, or use --no-results", dir, errors.Unwrap(err))
+		what := "is not writable"
+		if have != filepath.Clean(dir) {
+			what = "cannot be created"
+		}
+		return fmt.Errorf("results_dir %s %s (%v); set --results-dir or results_dir to a writable directory, or use --no-results", dir, what, errors.Unwrap(err))
 	}
 	f.Close()
 	return os.Remove(f.Name())

@@ -2,13 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/linkbench/linkbench/internal/store"
 )
 
 // prepare reads the config (setup) and checks, before any work, that the
-// results can be written; close closes the log.
-func (a *app) prepare() (e *env, close func(), err error) {
+// results can be written and, for a command that works on a loaded graph
+// (graphCommand "run" or "sweep"; "" for one that loads), that an
+// embedded store's data is there; close closes the log.
+func (a *app) prepare(graphCommand string) (e *env, close func(), err error) {
 	e, err = a.setup()
 	if err != nil {
 		return nil, nil, err
@@ -17,7 +23,28 @@ func (a *app) prepare() (e *env, close func(), err error) {
 		e.log.close()
 		return nil, nil, err
 	}
+	if graphCommand != "" {
+		if err := a.checkDataExists(e, graphCommand); err != nil {
+			e.log.close()
+			return nil, nil, err
+		}
+	}
 	return e, e.log.close, nil
+}
+
+// checkDataExists refuses a command that needs a loaded graph on an
+// embedded store whose data does not exist, before the store is opened:
+// opening would create an empty database (and its lock files) only to
+// refuse it. --ignore-graph goes ahead.
+func (a *app) checkDataExists(e *env, command string) error {
+	if a.opts.ignoreGraph || e.drv.DataPath == nil {
+		return nil
+	}
+	path := e.drv.DataPath(e.cfg.Props)
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return &exitError{code: 1, err: fmt.Errorf("refusing to %s: the store holds no graph (%s does not exist); load it first with `linkbench load` (same -c and -D)", command, path)}
 }
 
 // connect opens the store for conc workers, requesters alone or not, flat

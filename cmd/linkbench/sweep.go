@@ -32,7 +32,7 @@ func parseRates(s string) ([]float64, error) {
 
 // sweep runs the request phase at increasing arrival rates.
 func (a *app) sweep(ctx context.Context) error {
-	e, closeLog, err := a.prepare()
+	e, closeLog, err := a.prepare("sweep")
 	if err != nil {
 		return err
 	}

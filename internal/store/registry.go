@@ -66,6 +66,11 @@ type Driver struct {
 	// PerProcess is set for a store whose data lives only as long as the
 	// process: a graph loaded by another process is never there.
 	PerProcess bool
+	// DataPath, when set (embedded stores), is the file or directory that
+	// holds the store's data for props, found without creating anything:
+	// a command that needs a loaded graph refuses a path that does not
+	// exist instead of opening (and creating) an empty store there.
+	DataPath func(props Props) string
 	// Abilities are the optional interfaces the store implements (the
 	// conformance suite checks them against the store's methods).
 	Abilities Ability

@@ -65,7 +65,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	}
 	for _, c := range []*mongo.Collection{s.links, s.counts, s.nodes} {
 		if !slices.Contains(have, c.Name()) {
-			return graph.Schema(fmt.Errorf("collection %s is missing in database %s at %s; run `linkbench init` (or `linkbench load`) to create it", c.Name(), s.dbName, s.addr))
+			return graph.Schema(fmt.Errorf("collection %s is missing in database %s at %s: the store holds no graph; `linkbench load` creates it and loads one", c.Name(), s.dbName, s.addr))
 		}
 	}
 	specs, err := s.links.Indexes().ListSpecifications(ctx)

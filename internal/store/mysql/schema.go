@@ -118,7 +118,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 			return fmt.Errorf("read the columns of %s: %w", tc.name, classify(err))
 		}
 		if len(have) == 0 {
-			return graph.Schema(fmt.Errorf("table %s.%s is missing at %s; run `linkbench init` (or `linkbench load`) to create the schema", s.db, tc.name, s.addr))
+			return graph.Schema(fmt.Errorf("table %s.%s is missing at %s: the store holds no graph; `linkbench load` creates the schema and loads one", s.db, tc.name, s.addr))
 		}
 		for _, c := range tc.cols {
 			t, ok := have[c]

@@ -32,8 +32,17 @@ func init() {
 			{Name: "pebble_sync", Default: "true", Doc: "sync every operation's write to disk"},
 			{Name: "pebble_cache_mb", Default: "256", Doc: "block cache size in MiB"},
 		},
-		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		Open:     func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		DataPath: dataPath,
 	})
+}
+
+// dataPath is the database directory: pebble_path, else <data_dir>/pebble.
+func dataPath(p store.Props) string {
+	if path := store.String(p, "pebble_path", ""); path != "" {
+		return path
+	}
+	return filepath.Join(store.String(p, "data_dir", "./linkbench-data"), "pebble")
 }
 
 const stripes = 1024
@@ -57,10 +66,7 @@ type Store struct {
 // Open opens (creating if needed) the database directory.
 func Open(_ context.Context, o store.Options) (*Store, error) {
 	p := o.Props
-	path := store.String(p, "pebble_path", "")
-	if path == "" {
-		path = filepath.Join(store.String(p, "data_dir", "./linkbench-data"), "pebble")
-	}
+	path := dataPath(p)
 	syncOn, err := store.Bool(p, "pebble_sync", true)
 	if err != nil {
 		return nil, err

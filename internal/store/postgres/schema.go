@@ -162,7 +162,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	if exists, err := s.checkUsage(ctx); err != nil {
 		return err
 	} else if !exists {
-		return graph.Schema(fmt.Errorf("schema %s is missing in database %s at %s; run `linkbench init` (or `linkbench load`) to create the schema", s.schema, s.db, s.addr))
+		return graph.Schema(fmt.Errorf("schema %s is missing in database %s at %s: the store holds no graph; `linkbench load` creates the schema and loads one", s.schema, s.db, s.addr))
 	}
 	for _, tc := range []struct {
 		logical, name string
@@ -188,7 +188,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 			return fmt.Errorf("read the columns of %s: %w", tc.name, classify(err))
 		}
 		if len(have) == 0 {
-			return graph.Schema(fmt.Errorf("table %s.%s is missing in database %s at %s; run `linkbench init` (or `linkbench load`) to create the schema", s.schema, tc.name, s.db, s.addr))
+			return graph.Schema(fmt.Errorf("table %s.%s is missing in database %s at %s: the store holds no graph; `linkbench load` creates the schema and loads one", s.schema, tc.name, s.db, s.addr))
 		}
 		for _, c := range tc.cols {
 			typ, ok := have[c]

@@ -32,7 +32,8 @@ func init() {
 			{Name: "sqlite_cache_mb", Default: "64", Doc: "page cache per connection in MiB"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
 		},
-		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		Open:     func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
+		DataPath: dataPath,
 		// The database file, its WAL and shared-memory file per connection.
 		FilesPerWorker: 3,
 	})
@@ -60,13 +61,18 @@ func validSync(key, v string) (string, error) {
 	return "", fmt.Errorf("%s = %q: expected FULL, NORMAL or OFF", key, v)
 }
 
+// dataPath is the database file: sqlite_path, else <data_dir>/linkbench.db.
+func dataPath(p store.Props) string {
+	if path := store.String(p, "sqlite_path", ""); path != "" {
+		return path
+	}
+	return filepath.Join(store.String(p, "data_dir", "./linkbench-data"), "linkbench.db")
+}
+
 // Open opens (creating if needed) the database file.
 func Open(ctx context.Context, o store.Options) (*Store, error) {
 	p := o.Props
-	path := store.String(p, "sqlite_path", "")
-	if path == "" {
-		path = filepath.Join(store.String(p, "data_dir", "./linkbench-data"), "linkbench.db")
-	}
+	path := dataPath(p)
 	syncMode, err := validSync("sqlite_synchronous", store.String(p, "sqlite_synchronous", "FULL"))
 	if err != nil {
 		return nil, err
@@ -245,7 +251,7 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 			return fmt.Errorf("read the columns of %s: %w", tc.name, classify(err))
 		}
 		if len(have) == 0 {
-			return graph.Schema(fmt.Errorf("table %s is missing in %s; run `linkbench init` (or `linkbench load`) to create the schema", tc.name, s.path))
+			return graph.Schema(fmt.Errorf("table %s is missing in %s: the store holds no graph; `linkbench load` creates the schema and loads one", tc.name, s.path))
 		}
 		for _, c := range tc.cols {
 			typ, ok := have[c]
