@@ -133,7 +133,16 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err := l.Finish(ctx); err != nil {
 		return err
 	}
-	return a.loadResults(ctx, e, st, loadOutput{res: res, started: started, usage: usage, samples: samples, sizeBefore: sizeBefore, progress: progress.points}, true)
+	out := loadOutput{res: res, started: started, usage: usage, samples: samples, sizeBefore: sizeBefore, progress: progress.points}
+	if l.Resuming {
+		// A resumed load reports the whole load, not only its own rows.
+		w := loadRows{}
+		var err error
+		if w.nodes, w.links, w.counts, w.exact, err = lp.ShareRows(ctx); err == nil {
+			out.whole = &w
+		}
+	}
+	return a.loadResults(ctx, e, st, out, true)
 }
 
 // request runs the request phase (with loops = N: N consecutive windows

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,6 +101,29 @@ type loadOutput struct {
 	sizeBefore  int64
 	progress    []report.LoadPoint
 	interrupted bool
+	// whole, for a resumed load, is what the whole load wrote, this run
+	// and the interrupted one(s).
+	whole *loadRows
+}
+
+// loadRows are the rows of a load; exact is false when the links are an
+// estimate (graphs above 2^24 ids).
+type loadRows struct {
+	nodes, links, counts int64
+	exact                bool
+}
+
+// resumedLoadLine is the completion line of a resumed load: the whole
+// load's rows (the reference's figures of a complete load), then what this
+// run wrote and its rate.
+func resumedLoadLine(w loadRows, res *workload.LoadResult) string {
+	perNode := func(n int64) float64 { return float64(n) / float64(max(w.nodes, 1)) }
+	links := strconv.FormatInt(w.links, 10)
+	if !w.exact {
+		links = "about " + links
+	}
+	return fmt.Sprintf("LOAD PHASE COMPLETED (resumed). Loaded %d nodes (Expected %d), %s links (%.2f /node), %d counts (%.2f /node) in all; this run wrote %d nodes, %d links and %d counts in %.1f seconds, %d Links/s, the interrupted run the rest",
+		w.nodes, w.nodes, links, perNode(w.links), w.counts, perNode(w.counts), res.Nodes, res.Links, res.Counts, res.Elapsed.Seconds(), int64(perSec(res.Links, res.Elapsed)+0.5))
 }
 
 // loadResults prints the load's summary line and per-op lines and writes
@@ -108,6 +132,9 @@ type loadOutput struct {
 func (a *app) loadResults(ctx context.Context, e *env, st store.Store, o loadOutput, storeOK bool) error {
 	cfg, res := e.cfg, o.res
 	line := report.LoadLine(res.Nodes, res.ExpectedNodes, res.Links, res.Counts, res.Elapsed, cfg.NeverChange)
+	if o.whole != nil {
+		line = resumedLoadLine(*o.whole, res)
+	}
 	if o.interrupted {
 		line = strings.Replace(line, "COMPLETED", "INTERRUPTED", 1)
 	}
