@@ -74,7 +74,7 @@ func TestCtrlCOnATerminal(t *testing.T) {
 		printed      string
 	}{
 		{"run", "request", []string{"run", "-D", "maxtime=600"}, "REQUEST PHASE COMPLETED"},
-		{"sweep", "sweep", []string{"sweep", "--rates", "100,200", "--point-time", "600"}, "SWEEP"},
+		{"sweep", "sweep", []string{"sweep", "--rates", "100,200", "--point-time", "600"}, "SWEEP INTERRUPTED. 1 point. 600 s each"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			results := t.TempDir()

@@ -276,7 +276,7 @@ func (a *app) requestProgress(e *env, p workload.Progress, total int64) {
 	if a.opts.perOp {
 		line += perOpBlock(p.Window)
 	}
-	e.log.Infof("%s", line)
+	e.log.Progressf("%s", line)
 }
 
 // progressLine is the one-line summary of a progress window, in the manner

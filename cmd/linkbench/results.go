@@ -196,14 +196,18 @@ func (a *app) printResults(e *env, ops []stats.OpSummary, threads int, before fu
 	}
 	report.WriteTable(&sb, ops)
 	sb.WriteString(completed + "\n")
-	fmt.Fprint(a.stdout, sb.String())
+	if !e.quiet {
+		fmt.Fprint(a.stdout, sb.String())
+	}
 	var ref strings.Builder
 	report.WriteOpLines(&ref, ops, threads)
 	e.log.toFile(ref.String() + sb.String())
 }
 
 func (a *app) print(e *env, s string) {
-	fmt.Fprint(a.stdout, s)
+	if !e.quiet {
+		fmt.Fprint(a.stdout, s)
+	}
 	e.log.toFile(s)
 }
 

@@ -29,8 +29,16 @@ func toolVersion() string {
 }
 
 // logger writes "LEVEL time msg" lines to stderr and, with -L, to a file,
-// with every secret of the config hidden.
+// with every secret of the config hidden. A quiet logger (a sweep's
+// points) sends its INFO lines to the file only; its progress lines and
+// warnings are shown.
 type logger struct {
+	*logSink
+	quiet bool
+}
+
+// logSink is where a command's loggers write.
+type logSink struct {
 	mu    sync.Mutex
 	out   io.Writer
 	f     *os.File
@@ -40,6 +48,9 @@ type logger struct {
 	via io.Writer
 }
 
+// quieted is a quiet logger writing where l does.
+func (l *logger) quieted() *logger { return &logger{logSink: l.logSink, quiet: true} }
+
 // redirect sends the lines meant for stderr through w (nil: back to stderr).
 func (l *logger) redirect(w io.Writer) {
 	l.mu.Lock()
@@ -47,14 +58,16 @@ func (l *logger) redirect(w io.Writer) {
 	l.mu.Unlock()
 }
 
-func (l *logger) logf(level, format string, args ...any) {
+func (l *logger) logf(level string, shown bool, format string, args ...any) {
 	line := fmt.Sprintf("%s %s: %s\n", level, time.Now().Format("2006-01-02 15:04:05.000"), fmt.Sprintf(format, args...))
 	line = l.scrub.String(line)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.via != nil {
+	switch {
+	case !shown:
+	case l.via != nil:
 		io.WriteString(l.via, line)
-	} else {
+	default:
 		io.WriteString(l.out, line)
 	}
 	if l.f != nil {
@@ -62,8 +75,11 @@ func (l *logger) logf(level, format string, args ...any) {
 	}
 }
 
-func (l *logger) Infof(format string, args ...any) { l.logf("INFO", format, args...) }
-func (l *logger) Warnf(format string, args ...any) { l.logf("WARN", format, args...) }
+func (l *logger) Infof(format string, args ...any) { l.logf("INFO", !l.quiet, format, args...) }
+func (l *logger) Warnf(format string, args ...any) { l.logf("WARN", true, format, args...) }
+
+// Progressf logs a progress line, shown even by a quiet logger.
+func (l *logger) Progressf(format string, args ...any) { l.logf("INFO", true, format, args...) }
 
 // toFile copies a line of human output into the log file, if any.
 func (l *logger) toFile(s string) {
@@ -98,6 +114,21 @@ type env struct {
 	// store stopped answering.
 	desc *store.Description
 	hung bool
+	// quiet (a sweep's points) keeps a phase's tables and info lines for
+	// the -L file; notes, when set, take its warnings instead of the log
+	// (a sweep prints at most one line of them per point).
+	quiet bool
+	notes *[]string
+}
+
+// warnf logs a warning of the phase, or adds it to the notes.
+func (e *env) warnf(format string, args ...any) {
+	if e.notes == nil {
+		e.log.Warnf(format, args...)
+		return
+	}
+	*e.notes = append(*e.notes, fmt.Sprintf(format, args...))
+	e.log.logf("WARN", false, format, args...)
 }
 
 // closeStore closes st; when the store hung it waits at most a second, as
@@ -118,7 +149,7 @@ func (e *env) closeStore(st store.Store) {
 
 // setup parses the config and opens the log file.
 func (a *app) setup() (*env, error) {
-	lg := &logger{out: a.stderr}
+	lg := &logger{logSink: &logSink{out: a.stderr}}
 	if a.opts.logFile != "" {
 		f, err := os.OpenFile(a.opts.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {

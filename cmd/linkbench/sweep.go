@@ -69,19 +69,34 @@ func (a *app) sweep(ctx context.Context) error {
 		e.where = locateData(ctx, e, st)
 	}
 	// Each point runs with a derived copy of the configuration: its rate
-	// and length, which its results record.
-	point := func(why string, rate float64) (*report.Results, error) {
-		cfg, err := e.cfg.Derive(why, map[string]string{"requests": "0", "stages": "", "loops": "1",
+	// and length, which its results record. A point prints one line (its
+	// tables and info lines go to the -L file and its bundle) and at most
+	// one line of warnings.
+	point := func(name string, rate float64) (*report.SweepPoint, error) {
+		cfg, err := e.cfg.Derive(name, map[string]string{"requests": "0", "stages": "", "loops": "1",
 			"maxtime":      strconv.FormatFloat(a.opts.pointTime, 'f', -1, 64),
 			"arrival_rate": strconv.FormatFloat(rate, 'f', -1, 64)})
 		if err != nil {
 			return nil, err
 		}
+		var notes []string
 		pe := *e
-		pe.cfg = cfg
+		pe.cfg, pe.log, pe.quiet, pe.notes = cfg, e.log.quieted(), true, &notes
+		a.lastBundle = ""
 		r, err := a.requestOnce(ctx, &pe, st)
 		e.hung = e.hung || pe.hung
-		return r, err
+		if r == nil {
+			return nil, err
+		}
+		p := &report.SweepPoint{OfferedRate: rate, AchievedRate: r.Totals.OpsPerSec, Errors: r.Totals.Errors, Ops: r.Ops, AllOps: r.AllOps, Bundle: a.lastBundle, Warnings: notes}
+		if w := report.SamplesWarning(*p); w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
+		a.println(e, pointLine(name, p))
+		if len(p.Warnings) > 0 {
+			e.log.Warnf("%s: %s", name, strings.Join(p.Warnings, "; "))
+		}
+		return p, err
 	}
 	var rates []float64
 	if a.opts.rates != "" {
@@ -90,11 +105,11 @@ func (a *app) sweep(ctx context.Context) error {
 		}
 	} else {
 		e.log.Infof("sweep: measuring the saturation throughput with a closed-loop run of %s", pointTime)
-		r, err := point("sweep calibration", 0)
+		p, err := point("sweep calibration", 0)
 		if err != nil {
 			return err
 		}
-		sw.Saturation = r.Totals.OpsPerSec
+		sw.Saturation = p.AchievedRate
 		for i := 1; i <= a.opts.points; i++ {
 			rates = append(rates, sw.Saturation*float64(i)/float64(a.opts.points))
 		}
@@ -102,34 +117,89 @@ func (a *app) sweep(ctx context.Context) error {
 		// latency takes off.
 		rates = append(rates, 1.1*sw.Saturation, 1.25*sw.Saturation)
 	}
+	var pointErr error
 	for i, rate := range rates {
 		if ctx.Err() != nil {
 			break
 		}
 		e.log.Infof("sweep point %d of %d: %.0f requests/s offered", i+1, len(rates), rate)
-		r, err := point(fmt.Sprintf("sweep point %d of %d", i+1, len(rates)), rate)
-		if r != nil {
-			sw.Points = append(sw.Points, report.SweepPoint{OfferedRate: rate, AchievedRate: r.Totals.OpsPerSec, Errors: r.Totals.Errors, Ops: r.Ops, AllOps: r.AllOps, Bundle: a.lastBundle})
+		p, err := point(fmt.Sprintf("sweep point %d of %d", i+1, len(rates)), rate)
+		if p != nil {
+			sw.Points = append(sw.Points, *p)
 		}
 		if err != nil {
-			return err
+			// The points measured so far are kept in the sweep's bundle.
+			pointErr = err
+			break
 		}
 	}
 	dir, err := a.writeSweep(e, sw)
 	if err != nil {
-		return err
+		return errors.Join(pointErr, err)
 	}
-	var tb strings.Builder
-	fmt.Fprintf(&tb, "SWEEP COMPLETED. %d points.\n%12s %12s %8s\n", len(sw.Points), "offered/s", "achieved/s", "errors")
-	for _, p := range sw.Points {
-		fmt.Fprintf(&tb, "%12.0f %12.0f %8d\n", p.OfferedRate, p.AchievedRate, p.Errors)
+	state := "COMPLETED"
+	if ctx.Err() != nil || pointErr != nil {
+		state = "INTERRUPTED"
 	}
-	a.print(e, tb.String())
-	for _, w := range report.SweepWarnings(sw) {
-		e.log.Warnf("%s", w)
-	}
+	a.print(e, sweepTable(sw, state))
 	e.log.Infof("sweep report written to %s", filepath.Join(dir, "report.html"))
-	return nil
+	return pointErr
+}
+
+// pointLine is a sweep point's one line: its rates and the latency of all
+// its requests.
+func pointLine(name string, p *report.SweepPoint) string {
+	line := fmt.Sprintf("%s: ", name)
+	if p.OfferedRate > 0 {
+		line += fmt.Sprintf("%.0f requests/s offered, ", p.OfferedRate)
+	}
+	line += fmt.Sprintf("%.0f achieved", p.AchievedRate)
+	if a := p.AllOps; a != nil {
+		line += fmt.Sprintf(", p50 %s ms, p99 %s ms", report.FormatMs(a.P50), report.FormatMs(a.P99))
+	}
+	return line + fmt.Sprintf(", %d errors", p.Errors)
+}
+
+// sweepTable is the sweep's final table: each point's offered and achieved
+// rate, the p50 and p99 latency of all its requests, its errors and what
+// it warned of.
+func sweepTable(sw *report.Sweep, state string) string {
+	var tb strings.Builder
+	points := "points"
+	if len(sw.Points) == 1 {
+		points = "point"
+	}
+	fmt.Fprintf(&tb, "SWEEP %s. %d %s. %s s each", state, len(sw.Points), points, strconv.FormatFloat(sw.PointSec, 'f', -1, 64))
+	if sw.Saturation > 0 {
+		fmt.Fprintf(&tb, "; closed-loop saturation %.0f requests/s", sw.Saturation)
+	}
+	fmt.Fprintf(&tb, ".\n%5s %12s %12s %10s %10s %8s  %s\n", "point", "offered/s", "achieved/s", "p50 ms", "p99 ms", "errors", "warnings")
+	for i, p := range sw.Points {
+		p50, p99 := "-", "-"
+		if a := p.AllOps; a != nil {
+			p50, p99 = report.FormatMs(a.P50), report.FormatMs(a.P99)
+		}
+		fmt.Fprintf(&tb, "%5d %12.0f %12.0f %10s %10s %8d  %s\n", i+1, p.OfferedRate, p.AchievedRate, p50, p99, p.Errors, warningTags(p.Warnings))
+	}
+	return tb.String()
+}
+
+// warningTags names a point's warnings in a word or two each.
+func warningTags(warnings []string) string {
+	var tags []string
+	for _, w := range warnings {
+		switch {
+		case strings.HasPrefix(w, "the store fell behind the arrival schedule"):
+			tags = append(tags, "fell behind")
+		case strings.HasPrefix(w, "too few samples"):
+			tags = append(tags, "few samples")
+		case strings.HasPrefix(w, "interrupted"):
+			tags = append(tags, "interrupted")
+		default:
+			tags = append(tags, "see log")
+		}
+	}
+	return strings.Join(tags, ", ")
 }
 
 // writeSweep writes sweep.json and report.html into a new bundle directory.

@@ -18,6 +18,10 @@ type SweepPoint struct {
 	Ops          []stats.OpSummary `json:"ops"`
 	// AllOps is the latency of all requests of the point together.
 	AllOps *stats.OpSummary `json:"all_ops,omitempty"`
+	// Warnings are the point's, in a few words each: its run's (the
+	// store fell behind the arrival schedule, it was interrupted) and
+	// SamplesWarning's.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Sweep is the record of a whole sweep (sweep.json).
@@ -38,39 +42,46 @@ const minTailSamples = 10
 // minTailSamples samples above it.
 func reliable(n int64, q float64) bool { return float64(n)*(1-q) >= minTailSamples-1e-9 }
 
-// SweepWarnings name, per op, the points too short for the percentiles
-// they report.
-func SweepWarnings(sw *Sweep) []string {
-	var out []string
-	for _, op := range sweepOps(sw) {
-		var at []string
-		lo, hi := int64(math.MaxInt64), int64(0)
-		for _, p := range sw.Points {
-			o, ok := opOf(p.Ops, op)
-			if !ok {
+// SamplesWarning says in one line which percentiles of a point rest on
+// too few samples to be trusted ("" when none): per percentile, the ops
+// (named when one or two) and all requests together.
+func SamplesWarning(p SweepPoint) string {
+	var parts []string
+	for _, ps := range percentileStyles {
+		var bad []string
+		n := 0
+		for _, o := range p.Ops {
+			if o.Name == "RANGE_SIZE" || o.Count == 0 {
 				continue
 			}
-			var bad []string
-			for _, ps := range percentileStyles {
-				if !reliable(o.Count, ps.q) {
-					bad = append(bad, ps.name)
-				}
-			}
-			if len(bad) > 0 {
-				at = append(at, fmt.Sprintf("%.0f/s (%s)", p.OfferedRate, strings.Join(bad, ", ")))
-				lo, hi = min(lo, o.Count), max(hi, o.Count)
+			n++
+			if !reliable(o.Count, ps.q) {
+				bad = append(bad, o.Name)
 			}
 		}
-		if len(at) > 0 {
-			n := fmt.Sprintf("%d-%d samples", lo, hi)
-			if lo == hi {
-				n = fmt.Sprintf("%d samples", lo)
-			}
-			out = append(out, fmt.Sprintf("%s: %s, too few at %s; a percentile needs %d samples beyond it (p99: %d samples); lengthen --point-time",
-				op, n, strings.Join(at, ", "), minTailSamples, minTailSamples*100))
+		all := p.AllOps != nil && p.AllOps.Count > 0 && !reliable(p.AllOps.Count, ps.q)
+		var of string
+		switch {
+		case len(bad) == 0 && !all:
+			continue
+		case len(bad) == 0:
+			of = "all requests"
+		case len(bad) == n && n > 2:
+			of = "every op"
+		case len(bad) <= 2:
+			of = strings.Join(bad, " and ")
+		default:
+			of = fmt.Sprintf("%d of %d ops", len(bad), n)
 		}
+		if all && len(bad) > 0 {
+			of += " and all requests"
+		}
+		parts = append(parts, ps.name+" of "+of)
 	}
-	return out
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("too few samples for %s (a percentile needs %d samples beyond it; lengthen --point-time)", strings.Join(parts, ", "), minTailSamples)
 }
 
 // sweepOps are the ops of a sweep's points in op order (RANGE_SIZE left out).
@@ -96,20 +107,29 @@ func WriteSweepHTML(w io.Writer, sw *Sweep) error {
 	if sw.Saturation > 0 {
 		fmt.Fprintf(&b, "; closed-loop saturation throughput %.0f requests/s", sw.Saturation)
 	}
-	b.WriteString("</p><h2>Points</h2><table><tr><th>offered ops/s</th><th>achieved ops/s</th><th>errors</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th class=\"l\">bundle</th></tr>")
-	for _, p := range sw.Points {
+	b.WriteString("</p><h2>Points</h2><table><tr><th>point</th><th>offered ops/s</th><th>achieved ops/s</th><th>errors</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th class=\"l\">bundle</th></tr>")
+	for i, p := range sw.Points {
 		p50, p99, p999 := "-", "-", "-"
 		if a := p.AllOps; a != nil {
 			p50, p99, p999 = FormatMs(a.P50), FormatMs(a.P99), FormatMs(a.P999)
 		}
-		fmt.Fprintf(&b, "<tr><td>%.0f</td><td>%.0f</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td class=\"l\">%s</td></tr>", p.OfferedRate, p.AchievedRate, p.Errors, p50, p99, p999, esc(p.Bundle))
+		mark := ""
+		if len(p.Warnings) > 0 {
+			mark = " ⚠"
+		}
+		fmt.Fprintf(&b, "<tr><td>%d%s</td><td>%.0f</td><td>%.0f</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td class=\"l\">%s</td></tr>", i+1, mark, p.OfferedRate, p.AchievedRate, p.Errors, p50, p99, p999, esc(p.Bundle))
 	}
 	b.WriteString("</table>")
-	if warns := SweepWarnings(sw); len(warns) > 0 {
-		b.WriteString("<h2>Points too short for their percentiles</h2><p class=\"sub\">Drawn as hollow markers below.</p>")
-		for _, w := range warns {
-			fmt.Fprintf(&b, "<p class=\"warn\">⚠ %s</p>", esc(w))
+	var warned bool
+	for i, p := range sw.Points {
+		if len(p.Warnings) == 0 {
+			continue
 		}
+		if !warned {
+			b.WriteString("<h2>Warnings</h2><p class=\"sub\">Percentiles on too few samples are drawn as hollow markers below.</p>")
+			warned = true
+		}
+		fmt.Fprintf(&b, "<p class=\"warn\">⚠ point %d (%.0f requests/s offered): %s</p>", i+1, p.OfferedRate, esc(strings.Join(p.Warnings, "; ")))
 	}
 	b.WriteString("<h2>Charts</h2>")
 	for _, c := range SweepCharts(sw) {

@@ -83,3 +83,27 @@ func TestBacklogGrowsWhenNobodyTakesArrivals(t *testing.T) {
 		t.Errorf("backlog after 2 s at 100/s with one arrival taken: %v", b)
 	}
 }
+
+// TestExpectedArrivals: the arrivals a schedule makes due over a span are
+// the integral of its rate, through a ramp and across stages.
+func TestExpectedArrivals(t *testing.T) {
+	start := time.Now()
+	for _, c := range []struct {
+		name     string
+		stages   []Stage
+		ramp     time.Duration
+		from, to time.Duration
+		want     float64
+	}{
+		{"constant", []Stage{{Rate: 500}}, 0, 5 * time.Second, 13 * time.Second, 4000},
+		{"ramp", []Stage{{Rate: 1000}}, 10 * time.Second, 0, 10 * time.Second, 5000},
+		{"ramp then flat", []Stage{{Rate: 1000}}, 10 * time.Second, 5 * time.Second, 15 * time.Second, 3750 + 5000},
+		{"stages", []Stage{{Rate: 100, Duration: 10 * time.Second}, {Rate: 300, Duration: 10 * time.Second}}, 0, 5 * time.Second, 25 * time.Second, 500 + 3000 + 1500},
+		{"empty span", []Stage{{Rate: 100}}, 0, 5 * time.Second, 5 * time.Second, 0},
+	} {
+		s := NewSchedule(start, c.stages, true, c.ramp, 1)
+		if got := s.Expected(c.from, c.to); math.Abs(got-c.want) > 1e-6*c.want+1e-9 {
+			t.Errorf("%s: %.6f arrivals, want %.0f", c.name, got, c.want)
+		}
+	}
+}

@@ -145,6 +145,10 @@ type RequestResult struct {
 	// MaxBacklog is the largest number of arrivals that were due but not
 	// yet started at a tick of an open-loop run: how far the store lagged.
 	MaxBacklog float64
+	// Offered is the number of arrivals an open-loop run's schedule made
+	// due in the measured time (0 for a closed loop): the requests a store
+	// that keeps up serves, give or take the arrival process's noise.
+	Offered float64
 	// PaceLag is the longest a paced or open-loop op sent in the
 	// measured time waited between its intended start and its send: a
 	// requester behind its schedule sends its ops back to back until it
@@ -384,6 +388,10 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 	res.Series = c.Series()
 	res.Stages = c.Segments()
 	res.MaxBacklog = p.backlog
+	if p.Schedule != nil {
+		from := measureFrom.Sub(p.Schedule.start)
+		res.Offered = p.Schedule.Expected(from, from+res.Elapsed)
+	}
 	res.Reconnects = c.Reconnects()
 	for _, q := range reqs {
 		if !q.returned.Load() {
