@@ -15,6 +15,7 @@ import (
 	"github.com/linkbench/linkbench/internal/secret"
 	"github.com/linkbench/linkbench/internal/stats"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // options are the flags shared by every command, bound per invocation so
@@ -283,11 +284,18 @@ closed-loop run, then runs at 1/N, 2/N, ... N/N of it (--points N) and at 110% a
 		},
 	}
 	reportCmd.Flags().BoolVar(&merge, "merge", false, "merge the bundles of --shard processes into one bundle (summed throughput, merged histograms)")
-	reportCmd.Flags().StringVarP(&reportOut, "output", "o", "", "output file (default: DIR/report.html for one bundle, ./comparison.html for several)")
+	reportCmd.Flags().StringVarP(&reportOut, "output", "o", "", "output file (default: DIR/report.html for one bundle, comparison.html beside the bundles for several); also --out")
+	reportCmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "out" {
+			name = "output"
+		}
+		return pflag.NormalizedName(name)
+	})
 	for _, c := range []*cobra.Command{loadCmd, runCmd, configCmd, checkCmd, initCmd, sweepCmd} {
 		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, a.args, err) })
 	}
 	root.AddCommand(loadCmd, runCmd, versionCmd, configCmd, checkCmd, initCmd, reportCmd, sweepCmd)
+	addHelp(root)
 	return root
 }
 

@@ -226,7 +226,7 @@ func (a *app) report(dirs []string, out string) error {
 		names = append(names, filepath.Base(filepath.Clean(d)))
 	}
 	if out == "" {
-		out = "comparison.html"
+		out = filepath.Join(besideAll(dirs), "comparison.html")
 		if len(dirs) == 1 {
 			out = filepath.Join(dirs[0], "report.html")
 		}
@@ -249,6 +249,41 @@ func (a *app) report(dirs []string, out string) error {
 	}
 	fmt.Fprintf(a.stdout, "report written to %s\n", out)
 	return nil
+}
+
+// besideAll is the directory the bundles dirs are in: their common
+// parent (the results directory, when they share one), else the first's.
+func besideAll(dirs []string) string {
+	parent := filepath.Dir(filepath.Clean(dirs[0]))
+	for _, d := range dirs[1:] {
+		if filepath.Dir(filepath.Clean(d)) != parent {
+			return commonDir(dirs)
+		}
+	}
+	return parent
+}
+
+// commonDir is the deepest directory that holds every one of dirs (their
+// first's parent when they share none but the root or the current one).
+func commonDir(dirs []string) string {
+	abs := make([]string, len(dirs))
+	for i, d := range dirs {
+		a, err := filepath.Abs(d)
+		if err != nil {
+			return filepath.Dir(filepath.Clean(dirs[0]))
+		}
+		abs[i] = a
+	}
+	common := filepath.Dir(abs[0])
+	for _, a := range abs[1:] {
+		for common != filepath.Dir(common) && !strings.HasPrefix(a, common+string(filepath.Separator)) {
+			common = filepath.Dir(common)
+		}
+	}
+	if common == filepath.Dir(common) {
+		return filepath.Dir(filepath.Clean(dirs[0]))
+	}
+	return common
 }
 
 // expandBundles replaces each directory that is not itself a bundle by the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -185,7 +186,11 @@ func (a *app) setup() (*env, error) {
 	drv, err := store.Lookup(cfg.Store)
 	if err != nil {
 		lg.close()
-		return nil, fmt.Errorf("store %q (%s): %w", cfg.Store, cfg.Props.Where("store"), err)
+		hint := ""
+		if s, ok := config.Suggest(cfg.Store, store.Names()); ok {
+			hint = "; did you mean " + s + "?"
+		}
+		return nil, fmt.Errorf("unknown store %q (%s)%s (known: %s)", cfg.Store, cfg.Props.Where("store"), hint, strings.Join(store.Names(), ", "))
 	}
 	e := &env{cfg: cfg, log: lg, drv: drv, progressEvery: cfg.ProgressFreq}
 	if a.opts.progressEvery < 0 || a.opts.progressEvery > 1e6 {
