@@ -97,7 +97,7 @@ func TestFatalErrorReachesLogFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ERROR ", "linkbench: ", "linkbench init", "-D maxtime=5"} {
+	for _, want := range []string{"ERROR ", "linkbench: ", "`linkbench load`", "-D maxtime=5"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the log file lacks %q:\n%s", want, b)
 		}

@@ -16,11 +16,7 @@ import (
 
 // runPhases runs the load and/or request phase in one process.
 func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
-	graphCommand := ""
-	if doRequest && !doLoad {
-		graphCommand = "run"
-	}
-	e, closeLog, err := a.prepare(graphCommand)
+	e, closeLog, err := a.prepare()
 	if err != nil {
 		return err
 	}

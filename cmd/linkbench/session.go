@@ -11,10 +11,8 @@ import (
 )
 
 // prepare reads the config (setup) and checks, before any work, that the
-// results can be written and, for a command that works on a loaded graph
-// (graphCommand "run" or "sweep"; "" for one that loads), that an
-// embedded store's data is there; close closes the log.
-func (a *app) prepare(graphCommand string) (e *env, close func(), err error) {
+// results can be written; close closes the log.
+func (a *app) prepare() (e *env, close func(), err error) {
 	e, err = a.setup()
 	if err != nil {
 		return nil, nil, err
@@ -22,12 +20,6 @@ func (a *app) prepare(graphCommand string) (e *env, close func(), err error) {
 	if err := a.checkResultsDir(e); err != nil {
 		e.log.close()
 		return nil, nil, err
-	}
-	if graphCommand != "" {
-		if err := a.checkDataExists(e, graphCommand); err != nil {
-			e.log.close()
-			return nil, nil, err
-		}
 	}
 	return e, e.log.close, nil
 }
@@ -54,6 +46,11 @@ func (a *app) checkDataExists(e *env, command string) error {
 func (a *app) connect(ctx context.Context, e *env, conc int, requests, flatOut bool, noun string, value int, mode store.LockMode, command string) (st store.Store, close func(), err error) {
 	if err := e.checkFiles(conc, noun, value); err != nil {
 		return nil, nil, err
+	}
+	if mode == store.LockRun {
+		if err := a.checkDataExists(e, command); err != nil {
+			return nil, nil, err
+		}
 	}
 	st, release, err := e.attach(ctx, conc, requests, flatOut, mode, command)
 	if err != nil {

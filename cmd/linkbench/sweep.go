@@ -32,7 +32,7 @@ func parseRates(s string) ([]float64, error) {
 
 // sweep runs the request phase at increasing arrival rates.
 func (a *app) sweep(ctx context.Context) error {
-	e, closeLog, err := a.prepare("sweep")
+	e, closeLog, err := a.prepare()
 	if err != nil {
 		return err
 	}
@@ -42,6 +42,9 @@ func (a *app) sweep(ctx context.Context) error {
 	}
 	conc := max(e.cfg.Requesters, 1)
 	if err := e.checkFiles(conc, "requesters", e.cfg.Requesters); err != nil {
+		return err
+	}
+	if err := a.checkDataExists(e, "sweep"); err != nil {
 		return err
 	}
 	// Every point, the calibration too, is a request phase alone: one

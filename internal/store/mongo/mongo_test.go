@@ -80,7 +80,7 @@ func TestModeAndSchemaErrors(t *testing.T) {
 	if !strings.Contains(d.Settings["mongo_transactions"], "off") || d.Version == "" {
 		t.Fatalf("description %+v", d)
 	}
-	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "linkbench init") {
+	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "`linkbench load` creates it") {
 		t.Fatalf("missing collections: %v", err)
 	}
 	if err := s.Init(ctx, false); err != nil {

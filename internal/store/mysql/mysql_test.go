@@ -126,7 +126,7 @@ func TestConnectionErrors(t *testing.T) {
 		}
 	}
 	s := fresh(t, "innodb")
-	if err := s.CheckSchema(context.Background()); err == nil || !strings.Contains(err.Error(), "linkbench init") {
+	if err := s.CheckSchema(context.Background()); err == nil || !strings.Contains(err.Error(), "`linkbench load` creates the schema") {
 		t.Errorf("missing tables: %v", err)
 	}
 }

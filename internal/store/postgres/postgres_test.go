@@ -289,7 +289,7 @@ func TestConnectionErrors(t *testing.T) {
 		}
 	}
 	s := fresh(t, nil)
-	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "linkbench init") || !strings.Contains(err.Error(), base.Host) {
+	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "`linkbench load` creates the schema") || !strings.Contains(err.Error(), base.Host) {
 		t.Errorf("missing tables: %v", err)
 	}
 }

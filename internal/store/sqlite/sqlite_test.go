@@ -69,7 +69,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("foreign schema: %v", err)
 	}
 	empty := open(t, store.MapProps{})
-	if err := empty.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "linkbench init") {
+	if err := empty.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "`linkbench load` creates the schema") {
 		t.Errorf("missing tables: %v", err)
 	}
 }
