@@ -141,8 +141,11 @@ func (a *app) sweep(ctx context.Context) error {
 		return errors.Join(pointErr, err)
 	}
 	state := "COMPLETED"
-	if ctx.Err() != nil || pointErr != nil {
+	switch {
+	case ctx.Err() != nil:
 		state = "INTERRUPTED"
+	case pointErr != nil:
+		state = "STOPPED"
 	}
 	a.print(e, sweepTable(sw, state))
 	e.log.Infof("sweep report written to %s", filepath.Join(dir, "report.html"))
@@ -198,8 +201,10 @@ func warningTags(warnings []string) string {
 			tags = append(tags, "few samples")
 		case strings.HasPrefix(w, "interrupted"):
 			tags = append(tags, "interrupted")
+		case strings.Contains(w, "abandoned") || strings.Contains(w, "left behind"):
+			tags = append(tags, "timeouts")
 		default:
-			tags = append(tags, "see log")
+			tags = append(tags, "see its warning")
 		}
 	}
 	return strings.Join(tags, ", ")
