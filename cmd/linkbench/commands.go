@@ -120,7 +120,7 @@ func (a *app) initSchema(ctx context.Context) error {
 		return err
 	}
 	defer e.log.close()
-	st, err := e.open(ctx, 1, false, false)
+	st, err := e.open(ctx, 1, false)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (a *app) checkStore(ctx context.Context) error {
 	if err := a.checkDataExists(e, "check"); err != nil {
 		return err
 	}
-	st, err := e.open(ctx, 2, false, false)
+	st, err := e.open(ctx, 2, false)
 	if err != nil {
 		return err
 	}
