@@ -43,7 +43,7 @@ func init() {
 		Keys: []store.KeyDoc{
 			{Name: "mongo_transactions", Default: "auto", Doc: "auto, on or off: link writes, node writes and bulk loads each in one multi-document transaction, as the reference (on), or the same commands without transactions, as the reference's skip_transactions (off); auto is on when the server has multi-document transactions"},
 			{Name: "skip_transactions", Default: "false", Doc: "the reference's switch: true means mongo_transactions=off when that key is not set"},
-			{Name: "check_count", Default: "false", Doc: "after every link write that changes a count, compare the count document with the visible links by two aggregations, as the reference's check_count (slow; for debugging)"},
+			{Name: "check_count", Default: "false", Doc: "after every ADD_LINK and UPDATE_LINK, and every DELETE_LINK that changes a count, compare the count document with the visible links by two aggregations in the write's transaction, as the reference's check_count (slow; for debugging)"},
 			{Name: "serialize_writes", Default: "auto", Doc: "auto, on or off: also serialise, inside this process, the link writes of one (id1, link_type); auto is on for servers whose findAndModify and $inc are not atomic (FerretDB v1); the server sees the same commands"},
 			{Name: "auth_source", Default: "admin", Doc: "database that holds the user (host/port form; in url form use authSource=)"},
 			{Name: "tls", Default: "false", Doc: "connect with TLS (host/port form; in url form use tls=true)"},

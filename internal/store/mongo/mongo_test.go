@@ -275,3 +275,26 @@ func TestFerretScriptRestartsOnOldData(t *testing.T) {
 	}
 	s.Close()
 }
+
+// TestCheckCount: check_count compares the count document with the
+// visible links after a link write, as the reference's, and fails the
+// write when they differ.
+func TestCheckCount(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, store.MapProps{"check_count": "true"})
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	lt := graph.DefaultLinkType
+	l := graph.Link{ID1: 3, LinkType: lt, ID2: 4, Visibility: 1, Time: 1, Version: 1}
+	if _, err := s.AddLink(ctx, &l); err != nil {
+		t.Fatalf("consistent write: %v", err)
+	}
+	if err := s.LoadLinks(ctx, []graph.Link{{ID1: 3, LinkType: lt, ID2: 5, Visibility: 1, Time: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	l.Data = []byte("x")
+	if _, err := s.AddLink(ctx, &l); err == nil || !strings.Contains(err.Error(), "check_count: 2 visible links of (3, 123456789) but the count documents say 1") {
+		t.Fatalf("write over a wrong count: %v", err)
+	}
+}
