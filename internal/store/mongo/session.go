@@ -68,10 +68,12 @@ func (s *Store) closeSession(ctx context.Context) error {
 // done ends an operation of a session: after a failure the reference's
 // requester closes its store's session and client and opens them again
 // (clearErrors); a transient error is retried first, as the reference's
-// store retries it, so only errors the run does not retry reopen. ctx
-// (the operation's) bounds the reopening.
+// store retries it, so only errors the run does not retry reopen. An
+// operation the run ended (its context done: op_timeout, the end of the
+// phase) reopens nothing: its connection is closed already. ctx (the
+// operation's) bounds the reopening.
 func (s *Store) done(ctx context.Context, err error) error {
-	if err == nil || s.base == nil || graph.IsTransient(err) {
+	if err == nil || s.base == nil || graph.IsTransient(err) || ctx.Err() != nil {
 		return err
 	}
 	old := *s
