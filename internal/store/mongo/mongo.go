@@ -50,9 +50,9 @@ func init() {
 			{Name: "tls_ca_file", Doc: "CA certificate file (PEM) to verify the server with; implies tls"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
-		// A requester session's own client: one connection and its
-		// monitor's.
-		FilesPerWorker: 2,
+		// A requester session's own client: its pool (sessionPool) and
+		// its monitor's connection.
+		FilesPerWorker: sessionPool + 1,
 	})
 }
 

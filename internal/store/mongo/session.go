@@ -23,8 +23,8 @@ func (s *Store) Session() store.Store {
 	return c
 }
 
-// sessionPool is the pool of a session's client: one goroutine uses it,
-// one connection at a time.
+// sessionPool is the pool of a session's client: one goroutine uses one
+// connection at a time; a second may be opened while a broken one closes.
 const sessionPool = 2
 
 // open connects a session's client, starts its session and runs
