@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/run"
 	"github.com/linkbench/linkbench/internal/store"
@@ -39,6 +40,12 @@ func (a *app) sweep(ctx context.Context) error {
 	defer closeLog()
 	if a.opts.pointTime <= 0 || a.opts.points < 1 {
 		return errors.New("--point-time and --points must be positive")
+	}
+	// Every point and the calibration are a phase of --point-time: all
+	// of them together are bounded as one phase's length is.
+	if n := float64(a.opts.points + 3); a.opts.points > 1000 || a.opts.pointTime*n > config.MaxDuration.Seconds() {
+		return fmt.Errorf("--points %d of --point-time %g s: expected at most 1000 points lasting at most a year together (%.0f s; see docs/reliability.md)",
+			a.opts.points, a.opts.pointTime, config.MaxDuration.Seconds())
 	}
 	conc := max(e.cfg.Requesters, 1)
 	if err := e.checkFiles(conc, "requesters", e.cfg.Requesters); err != nil {

@@ -111,11 +111,6 @@ func (b *builder) optFloat(key string, def, lo, hi float64) float64 {
 	return b.float(key, lo, hi)
 }
 
-func (b *builder) seconds(key string) time.Duration {
-	f := b.float(key, 0, 1e9)
-	return time.Duration(f * float64(time.Second))
-}
-
 func (b *builder) bool(key string) bool {
 	switch strings.ToLower(b.str(key)) {
 	case "true":
@@ -206,10 +201,8 @@ func (b *builder) build() {
 	// Request.
 	c.Requesters = b.int("requesters", 0)
 	b.atMost("requesters", int64(c.Requesters), MaxRequesters)
-	c.Requests = b.int64("requests", -1<<62)
-	if c.Requests < 0 {
-		c.Requests = 0
-	}
+	c.Requests = max(b.int64("requests", -1<<62), 0)
+	b.atMost("requests", c.Requests, MaxRequests)
 	c.RequestRate = b.float("requestrate", 0, 1e9)
 	switch c.RequestPacing = strings.ToLower(b.str("request_pacing")); c.RequestPacing {
 	case PacingExact, PacingReference:
@@ -219,6 +212,8 @@ func (b *builder) build() {
 	c.MaxTime = b.seconds("maxtime")
 	c.MaxTimeGrace = b.seconds("maxtime_grace")
 	c.OpTimeout = b.seconds("op_timeout")
+	c.ConnectTimeout = b.seconds("connect_timeout")
+	c.CloseTimeout = b.seconds("close_timeout")
 	c.WarmupTime = b.seconds("warmup_time")
 	c.Loops = b.int("loops", 1)
 	c.RequestRandomSeed = b.seed("request_random_seed")
@@ -292,7 +287,7 @@ func (b *builder) build() {
 		b.fail("%s: expected poisson or uniform", b.at("arrival_dist"))
 	}
 	c.RampTime = b.seconds("ramp_time")
-	c.Stages = b.str("stages")
+	b.stages(c)
 
 	// Output.
 	c.ProgressFreq = b.seconds("progressfreq")
@@ -306,6 +301,7 @@ func (b *builder) build() {
 	}
 	c.ResultsDir = b.str("results_dir")
 	c.NeverChange = b.bool("never_change")
+	b.phaseLength(c)
 
 	// Names that reach SQL statements and collection names.
 	for _, k := range []string{"linktable", "counttable", "nodetable"} {
