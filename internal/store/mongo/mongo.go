@@ -89,7 +89,11 @@ func readSettings(p store.Props) (settings, error) {
 	st.dbName = store.DatabaseName(p, "linkdb0")
 	user := store.String(p, "user", "")
 	pw, hasPW := p.Get("password")
-	if u := store.String(p, "url", ""); u != "" {
+	u, err := store.URL(p)
+	if err != nil {
+		return st, err
+	}
+	if u != "" {
 		if !strings.HasPrefix(u, "mongodb://") && !strings.HasPrefix(u, "mongodb+srv://") {
 			return st, fmt.Errorf("url (%s): expected mongodb://[user:password@]host:port/[?options]", p.Where("url"))
 		}

@@ -76,7 +76,11 @@ func isInfileRefused(err error) bool {
 // dsnConfig builds the driver config from url or the separate keys.
 func dsnConfig(p store.Props) (*gomysql.Config, error) {
 	var cfg *gomysql.Config
-	if u := store.String(p, "url", ""); u != "" {
+	u, err := store.URL(p)
+	if err != nil {
+		return nil, err
+	}
+	if u != "" {
 		if strings.HasPrefix(u, "mysql://") {
 			pu, err := url.Parse(u)
 			if err != nil {

@@ -75,11 +75,15 @@ type Store struct {
 
 // connString builds the connection string from url or the separate keys.
 func connString(p store.Props) (string, error) {
-	if u := store.String(p, "url", ""); u != "" {
-		if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+	raw, err := store.URL(p)
+	if err != nil {
+		return "", err
+	}
+	if raw != "" {
+		if !strings.HasPrefix(raw, "postgres://") && !strings.HasPrefix(raw, "postgresql://") {
 			return "", fmt.Errorf("url (%s): expected postgres://user:password@host:port/database", p.Where("url"))
 		}
-		return u, nil
+		return raw, nil
 	}
 	host := store.String(p, "host", "127.0.0.1")
 	port := store.String(p, "port", "5432")
