@@ -152,6 +152,9 @@ func (a *app) setup() (*env, error) {
 	for _, d := range store.Drivers() {
 		for _, k := range d.Keys {
 			src.ExtraKeys[k.Name] = true
+			if k.IsName {
+				src.NameKeys = append(src.NameKeys, k.Name)
+			}
 		}
 	}
 	if src.ConfigFile == "" {

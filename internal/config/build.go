@@ -34,13 +34,14 @@ func (b *builder) entry(key string) Entry {
 	return e
 }
 
-// identifier checks a table or database name: letters, digits and
-// underscores (and '-' in database names), at most 48 characters, so that
-// every store can use it (with "linkbench_write_" before it, within
-// MySQL's 64) and no name can change a statement.
+// identifier checks a table, schema or database name: letters, digits
+// and underscores (and '-' in database and schema names), at most 47
+// characters, so that every store can use it (with "linkbench_write_"
+// before it, within PostgreSQL's 63 bytes) and no name can change a
+// statement. It is the one check of every name the config reads.
 func (b *builder) identifier(key string, dash bool) {
 	v := b.str(key)
-	ok := len(v) <= 48
+	ok := len(v) <= 47
 	for i := 0; i < len(v) && ok; i++ {
 		c := v[i]
 		ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || (dash && c == '-')
@@ -50,7 +51,7 @@ func (b *builder) identifier(key string, dash bool) {
 		if dash {
 			extra = ", '-'"
 		}
-		b.fail("%s: expected a name of at most 48 letters, digits, '_'%s", b.at(key), extra)
+		b.fail("%s: expected a name of at most 47 letters, digits, '_'%s", b.at(key), extra)
 	}
 }
 

@@ -181,6 +181,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 			autoStmts = fmt.Sprintf("mysql_write_procedure = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
 		}
 	}
+	if err := ident.CheckTables(p, store.TableNames(p), procPrefix); err != nil {
+		return nil, err
+	}
 	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, autoStmts: autoStmts, release: func() {}, cfg: cfg, logf: o.Logf,
 		socks: &sockets{}, st: &stmts{}, noInfile: &atomic.Bool{}}
 	if s.logf == nil {

@@ -32,8 +32,8 @@ func init() {
 		Name:      Name,
 		Aliases:   []string{"com.facebook.LinkBench.LinkStorePgsql", "pgsql", "postgresql"},
 		Keys: []store.KeyDoc{
-			{Name: "pg_schema", Doc: "schema of the tables (default: dbid, or dbprefix followed by 0, as the reference)"},
-			{Name: "pg_database", Default: "linkbench", Doc: "database to connect to when url is not set (the reference's fixed name)"},
+			{Name: "pg_schema", Doc: "schema of the tables (default: dbid, or dbprefix followed by 0, as the reference)", IsName: true},
+			{Name: "pg_database", Default: "linkbench", Doc: "database to connect to when url is not set (the reference's fixed name)", IsName: true},
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
@@ -195,8 +195,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		lockConn:   new(atomic.Pointer[pgx.Conn]),
 	}
 	s.schema = store.String(p, "pg_schema", store.DatabaseName(p, "linkdb0"))
-	q := func(t string) string { return pgx.Identifier{s.schema, t}.Sanitize() }
-	s.t = store.Tables{Link: q(s.raw.Link), Count: q(s.raw.Count), Node: q(s.raw.Node)}
+	if err := checkNames(p, s.schema, s.raw); err != nil {
+		return nil, err
+	}
+	s.t = store.Tables{Link: s.qualified(s.raw.Link), Count: s.qualified(s.raw.Count), Node: s.qualified(s.raw.Node)}
 	s.q = s.buildQueries()
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
