@@ -151,10 +151,17 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	bound, err := store.ConnectTimeout(p)
+	if err != nil {
+		return nil, err
+	}
+	// A connection of the pool has connect_timeout from the dial to the
+	// end of its handshake; an operation waits as long for a server to
+	// send it to.
 	co := options.Client().ApplyURI(st.uri).
 		SetMaxPoolSize(uint64(max(o.Concurrency, 1) + 2)).
-		SetConnectTimeout(10 * time.Second).
-		SetServerSelectionTimeout(15 * time.Second).
+		SetConnectTimeout(bound).
+		SetServerSelectionTimeout(bound).
 		SetAppName("linkbench")
 	if st.auth != nil {
 		co.SetAuth(*st.auth)
@@ -186,11 +193,18 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		client.Disconnect(context.Background())
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	hello, err := s.hello(pctx)
+	var hello helloInfo
+	err = store.Connect(ctx, store.Peer{Kind: "MongoDB", Addr: s.addr}, bound, func(ctx context.Context) error {
+		var err error
+		hello, err = s.hello(ctx)
+		return err
+	}, func() {
+		dctx, cancel := context.WithTimeout(context.Background(), bound)
+		client.Disconnect(dctx)
+		cancel()
+	}, func(err error) error { return s.connectError(err, st.user, bound) })
 	if err != nil {
-		return fail(s.connectError(err, st.user))
+		return nil, err
 	}
 	if s.maxRetries, err = intKey(p, "max_retries", 10); err != nil {
 		return fail(err)
@@ -357,8 +371,8 @@ func (st *stripes) lock(id1, lt int64) *sync.Mutex {
 func redact(msg string) string { return secret.Text(msg) }
 
 // connectError turns a failed first contact into one line naming the
-// server and the fix.
-func (s *Store) connectError(err error, user string) error {
+// server and the fix (nil: no more to say than store.Connect does).
+func (s *Store) connectError(err error, user string, bound time.Duration) error {
 	var ce mongo.CommandError
 	msg := err.Error()
 	switch {
@@ -366,10 +380,11 @@ func (s *Store) connectError(err error, user string) error {
 		return fmt.Errorf("cannot connect to MongoDB at %s: authentication failed for user %q; check user and password (or url, and authSource / auth_source)", s.addr, user)
 	case errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(msg, "connection refused"):
 		return fmt.Errorf("cannot connect to MongoDB at %s: connection refused; is the server running? (scripts/ferretdb.sh start runs a local MongoDB-protocol server)", s.addr)
-	case strings.Contains(msg, "server selection") || errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("cannot connect to MongoDB at %s: no answer within 15 s; check host, port and TLS settings", s.addr)
+	case strings.Contains(msg, "server selection"):
+		// The driver's own wait for a server, of the same bound.
+		return &store.NoAnswerError{Server: store.Peer{Kind: "MongoDB", Addr: s.addr}, Bound: bound}
 	}
-	return fmt.Errorf("cannot connect to MongoDB at %s: %s", s.addr, redact(msg))
+	return nil
 }
 
 // Error codes of the server that matter here.

@@ -152,7 +152,12 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	}
 	cfg.MaxConns = int32(perWorker*max(o.Concurrency, 1) + 2)
 	cfg.MinConns = 0
-	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	// Every connection of the pool, the first ones and those made during
+	// a phase, has connect_timeout from the dial to the end of its
+	// authentication.
+	if cfg.ConnConfig.ConnectTimeout, err = store.ConnectTimeout(p); err != nil {
+		return nil, err
+	}
 	cfg.HealthCheckPeriod = 5 * time.Second
 	deferIdx, err := store.Bool(p, "defer_index", true)
 	if err != nil {
@@ -200,22 +205,24 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	}
 	s.t = store.Tables{Link: s.qualified(s.raw.Link), Count: s.qualified(s.raw.Count), Node: s.qualified(s.raw.Node)}
 	s.q = s.buildQueries()
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
 	s.release = mode.Reserve(int(cfg.MaxConns), o.Concurrency)
-	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
-	s.conns = pooled{s.pool}
-	s.wconns = s.conns
-	if err == nil {
-		err = s.pool.Ping(pctx)
-	}
-	if err != nil {
+	err = store.Connect(ctx, store.Peer{Kind: "PostgreSQL", Addr: s.addr}, cfg.ConnConfig.ConnectTimeout, func(ctx context.Context) error {
+		var err error
+		if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+			return err
+		}
+		return s.pool.Ping(ctx)
+	}, func() {
 		if s.pool != nil {
 			s.pool.Close()
 		}
 		s.release()
-		return nil, s.connectError(err, cfg.ConnConfig.User)
+	}, func(err error) error { return s.connectError(err, cfg.ConnConfig.User) })
+	if err != nil {
+		return nil, err
 	}
+	s.conns = pooled{s.pool}
+	s.wconns = s.conns
 	return s, nil
 }
 
@@ -245,7 +252,7 @@ func writeConnection(v string, mode netconn.Mode, o store.Options, where string)
 func redactErr(err error) string { return secret.Text(err.Error()) }
 
 // connectError turns a failed connection into one line naming the
-// server and the fix.
+// server and the fix (nil: no more to say than store.Connect does).
 func (s *Store) connectError(err error, user string) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -260,10 +267,7 @@ func (s *Store) connectError(err error, user string) error {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return fmt.Errorf("cannot connect to PostgreSQL at %s: connection refused; is the server running? (scripts/postgres.sh start runs a local one)", s.addr)
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("cannot connect to PostgreSQL at %s: no answer within 15 s; check host and port", s.addr)
-	}
-	return fmt.Errorf("cannot connect to PostgreSQL at %s: %s", s.addr, redactErr(err))
+	return nil
 }
 
 // classify maps driver errors to the graph error kinds.
