@@ -64,10 +64,15 @@ func (a *app) sweep(ctx context.Context) error {
 		return err
 	}
 	defer stopMetrics()
-	if err := run.CheckSchema(ctx, st); err != nil {
-		return err
+	// A server that stops answering before the first point ends these
+	// checks (each point has deadlines of its own).
+	wctx, stopWatch := store.WatchAlive(ctx, st, e.cfg.OpTimeout)
+	err = run.CheckSchema(wctx, st)
+	if err == nil {
+		err = a.checkGraph(wctx, e, st, "sweep")
 	}
-	if err := a.checkGraph(ctx, e, st, "sweep"); err != nil {
+	stopWatch()
+	if err != nil {
 		return err
 	}
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))
