@@ -70,9 +70,8 @@ func Connect(ctx context.Context, srv Peer, bound time.Duration, connect func(ct
 		case <-time.After(100 * time.Millisecond):
 			// connect ignores its context: leave it behind.
 			go func() {
-				if <-done == nil {
-					undo()
-				}
+				<-done
+				undo()
 			}()
 			return connectTimeout(ctx, srv, bound)
 		}
