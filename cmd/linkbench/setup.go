@@ -247,7 +247,11 @@ func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, com
 	}
 	// The lock's connection and statements get a deadline: a server that
 	// stops answering after the open must not hold the command.
-	bound := e.cfg.ConnectTimeout + max(e.cfg.OpTimeout, e.cfg.ConnectTimeout)
+	connect := e.cfg.ConnectTimeout
+	if connect <= 0 {
+		connect = store.DefaultConnectTimeout
+	}
+	bound := connect + max(e.cfg.OpTimeout, connect)
 	lctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	release, err := l.Lock(lctx, mode, store.Holder(command))
