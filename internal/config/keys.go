@@ -91,6 +91,8 @@ var coreKeys = []Key{
 	{"request_random_seed", "", "seed of the request streams (default: time-based, recorded)", "request"},
 	{"max_failed_requests", "100", "a requester stops after more failures than this (negative = never)", "request"},
 	{"op_timeout", "60", "seconds one operation (request, or bulk call of a load) may take, retries included, before it is abandoned and counted as failed: the deadline that ends the wait on a hung or unreachable server (0 = none)", "driver"},
+	{"connect_timeout", "10", "seconds a connection to a server may take, from the dial through TLS, the handshake and authentication to the answer of the first query; a server that accepts connections but does not answer (stopped with SIGSTOP, hung, or another program on its port) fails the command at this bound, naming its address (0: the default)", "driver"},
+	{"close_timeout", "30", "seconds closing the store may take at the end of a command (and the longest the process lingers after SIGINT or SIGTERM); past it the command says the disk or server is stuck, keeps the results already written and exits non-zero (0: the default)", "driver"},
 	{"maxtime_grace", "10", "seconds after maxtime that the request phase waits for operations in flight; then it abandons them as timed out, writes the results and exits 1 naming the server", "request"},
 	{"getlinklist_history", "0", "percent of getlinklist requests that page through an earlier long list", "request"},
 	{"read_uncorr_blend", "0", "percent of link reads that use the read_uncorr_ distribution", "request"},
