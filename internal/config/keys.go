@@ -47,7 +47,7 @@ var coreKeys = []Key{
 	{"bulk_insert_count", "1024", "rows per bulk-load batch of links, counts and nodes", "load"},
 	{"bulk_insert_kb", "0", "cap of a node batch in KiB (0 = none)", "load"},
 	{"check_count", "false", "MongoDB store: verify counts after writes", "store"},
-	{"max_retries", "", "MongoDB store: transaction retries", "store"},
+	{"max_retries", "", "reference's MongoDB store's retries (not read: transient errors are retried by the run, retry_attempts)", "store"},
 	{"skip_transactions", "false", "MongoDB store: do not use multi-document transactions", "store"},
 	{"bulkinsert_size", "", "MongoDB basic store: bulk insert size", "store"},
 	{"fle_enable", "false", "MongoDB store: field-level encryption (not supported)", "store"},
