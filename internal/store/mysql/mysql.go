@@ -51,6 +51,7 @@ type Store struct {
 	useProc    bool   // link_writes = routine: link writes in one CALL of the procedure
 	socks      *sockets
 	t          store.Tables
+	qLink      string // t.Link quoted, for the multiget's text
 	deferIndex bool
 	droppedIdx bool
 	st         *stmts       // the request statements of the pools
@@ -185,6 +186,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	cfg.Timeout = bound
 	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}, cfg: cfg, logf: o.Logf,
 		socks: &sockets{}, st: &stmts{}, noInfile: &atomic.Bool{}}
+	s.qLink = q(s.t.Link)
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
