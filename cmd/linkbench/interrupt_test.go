@@ -5,12 +5,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -91,47 +89,6 @@ func TestCtrlCOnATerminal(t *testing.T) {
 				t.Errorf("no %s bundle", c.bundle)
 			}
 		})
-	}
-}
-
-// TestSecondInterruptStopsAtOnce: the first signal cancels the command's
-// context and sets its exit code; a second ends the process at once with
-// its own code, however long the first's stop takes.
-func TestSecondInterruptStopsAtOnce(t *testing.T) {
-	for _, c := range []struct {
-		first, second os.Signal
-		code, exit    int
-	}{
-		{os.Interrupt, os.Interrupt, 130, 130},
-		{syscall.SIGTERM, syscall.SIGTERM, 143, 143},
-		{os.Interrupt, syscall.SIGTERM, 130, 143},
-	} {
-		sigs := make(chan os.Signal)
-		exited := make(chan int, 1)
-		in := watchInterrupts(context.Background(), sigs, io.Discard, func(code int) { exited <- code })
-		noted := make(chan string, 1)
-		in.setNote(func(format string, args ...any) { noted <- format })
-		if in.code() != 0 || in.ctx.Err() != nil {
-			t.Fatal("stopped before any signal")
-		}
-		sigs <- c.first
-		<-in.ctx.Done()
-		if got := in.code(); got != c.code {
-			t.Errorf("%v: code %d, want %d", c.first, got, c.code)
-		}
-		if n := <-noted; !strings.Contains(n, "again stops at once") {
-			t.Errorf("the first signal's notice: %q", n)
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("%v: exited (%d) on the first signal", c.first, code)
-		default:
-		}
-		sigs <- c.second
-		if got := <-exited; got != c.exit {
-			t.Errorf("%v then %v: exit %d, want %d", c.first, c.second, got, c.exit)
-		}
-		in.stop()
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/store"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -35,15 +38,24 @@ func main() {
 
 // exitCode executes the command line and returns the process exit code.
 func exitCode(args []string) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	in := watchInterrupts(context.Background(), sigs, os.Stderr, os.Exit)
-	defer in.stop()
 
 	app := newApp(os.Stdout, os.Stderr)
-	app.interrupts = in
-	err := app.execute(in.ctx, args)
+	// After a signal the process lingers at most close_timeout (its
+	// default until the config is read).
+	watch := &stopWatch{sigs: sigs, cancel: cancel, exit: os.Exit, stderr: os.Stderr, bound: func() time.Duration {
+		if d := time.Duration(app.stopBound.Load()); d > 0 {
+			return d
+		}
+		return store.DefaultCloseTimeout
+	}}
+	watch.start()
+	err := app.execute(ctx, args)
+	sig := watch.finish()
 	code := 0
 	if err != nil {
 		var ee *exitError
@@ -57,8 +69,8 @@ func exitCode(args []string) int {
 			fmt.Fprintln(os.Stderr, app.errorText(err))
 		}
 	}
-	if c := in.code(); c != 0 {
-		return c
+	if sig != nil {
+		return signalCode(sig)
 	}
 	return code
 }
