@@ -6,10 +6,29 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// built is the binary the tests that run linkbench as a process share:
+// built once per test process (each build links for seconds), removed by
+// TestMain.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	out      []byte
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
 
 // buildBinary builds linkbench for tests that run it as a process (skipped
 // with -short).
@@ -18,11 +37,17 @@ func buildBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "linkbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "linkbench-test-bin-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "linkbench")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("build: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.bin
 }
 
 // TestSignalsStopCleanly runs the real binary, interrupts a long request
