@@ -173,6 +173,22 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 	return nil
 }
 
+// ClaimMeta implements store.Journaler: an insert of the key's document,
+// which fails on a key already claimed (the _id is unique), then a read.
+func (s *Store) ClaimMeta(ctx context.Context, key, value string) (string, error) {
+	_, err := s.meta.InsertOne(ctx, bson.D{{Key: "_id", Value: keyDocPrefix + key}, {Key: "v", Value: value}})
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
+		return "", classify(err)
+	}
+	var kd struct {
+		V string `bson:"v"`
+	}
+	if err := s.meta.FindOne(ctx, byID(keyDocPrefix+key)).Decode(&kd); err != nil {
+		return "", classify(err)
+	}
+	return kd.V, nil
+}
+
 // PutMeta implements store.MetaStore. The pairs are an array, not a
 // subdocument, so that any key is allowed.
 func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
@@ -366,8 +382,12 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 }
 
 // EndLoad implements store.BulkLoader: the node id allocator moves to at
-// least MaxID1-1, so new nodes get ids above every loaded one.
+// least MaxID1-1, so new nodes get ids above every loaded one (by the
+// process that finishes the graph).
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
+	if info.Partial {
+		return nil
+	}
 	end := info.BeginStage("set node id allocator", 0)
 	defer end()
 	_, err := s.meta.UpdateOne(ctx, byID(nodeIDKey), bson.D{{Key: "$max", Value: bson.D{{Key: "last", Value: info.MaxID1 - 1}}}}, upsert)

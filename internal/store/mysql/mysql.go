@@ -54,7 +54,6 @@ type Store struct {
 	socks      *sockets
 	t          store.Tables
 	deferIndex bool
-	droppedIdx bool
 	st         *stmts       // the request statements of the pools
 	noInfile   *atomic.Bool // the server refused LOAD DATA LOCAL INFILE
 	sess       *session     // set in a session's copy of the store (Session)
