@@ -61,6 +61,14 @@ type LoadPhase struct {
 	// reference stamps every row with the wall clock, in seconds); nil
 	// gives every node the graph's load time, for byte-reproducible graphs.
 	NodeTime func() int32
+	// Finishes, when set, makes this process's EndLoad partial (one part
+	// of a graph several processes load): once it has returned, Finishes
+	// records the part as loaded and reports whether this process
+	// finishes the whole graph, which EndLoad then does.
+	Finishes func(ctx context.Context) (bool, error)
+	// FinishOnly skips the inserts: the process only finishes a graph
+	// whose parts are all loaded (its whole EndLoad).
+	FinishOnly bool
 
 	batch int // rows per bulk call
 }
@@ -180,15 +188,21 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 	cfg := p.Config
 	shards := max(p.Shards, 1)
 	// Counted before any row is written; both passes stop at ctx's end.
-	linksTotal, nodesTotal, err := p.expected(ctx, shards)
-	if err != nil {
-		return nil, err
+	var linksTotal, nodesTotal int64
+	var err error
+	if !p.FinishOnly {
+		if linksTotal, nodesTotal, err = p.expected(ctx, shards); err != nil {
+			return nil, err
+		}
 	}
 	start := time.Now()
 	stages := &stageLog{start: start, on: p.OnStage}
-	info := store.LoadInfo{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1, Stage: stages.begin}
+	info := store.LoadInfo{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1, Stage: stages.begin, Partial: p.Finishes != nil}
 	if info.Nodes, info.Links, info.Counts, err = p.graphRows(ctx); err != nil {
 		return nil, err
+	}
+	if p.FinishOnly {
+		return p.finish(ctx, start, stages, info)
 	}
 	if err := p.Store.BeginLoad(ctx, info); err != nil {
 		return nil, fmt.Errorf("begin load: %w", err)
@@ -287,7 +301,7 @@ loop:
 	// The store's finishing work (index builds, statistics, flushes) can
 	// take as long as the inserts: progress goes on naming its steps.
 	ended := make(chan error, 1)
-	go func() { ended <- p.Store.EndLoad(ctx, info) }()
+	go func() { ended <- p.endLoad(ctx, info) }()
 	var endErr error
 finish:
 	for {
@@ -309,6 +323,54 @@ finish:
 	}
 	progress(end, true)
 	return res, nil
+}
+
+// endLoad is the store's EndLoad; for one part of a graph, partial, and
+// then whole when this process finishes the graph.
+func (p *LoadPhase) endLoad(ctx context.Context, info store.LoadInfo) error {
+	if err := p.Store.EndLoad(ctx, info); err != nil || p.Finishes == nil {
+		return err
+	}
+	last, err := p.Finishes(ctx)
+	if err != nil || !last {
+		return err
+	}
+	info.Partial = false
+	return p.Store.EndLoad(ctx, info)
+}
+
+// finish runs only the store's finishing work (FinishOnly), with progress.
+func (p *LoadPhase) finish(ctx context.Context, start time.Time, stages *stageLog, info store.LoadInfo) (*LoadResult, error) {
+	c := stats.NewCollector(p.Config.HDRAccuracy, false, start)
+	if p.OnCollector != nil {
+		p.OnCollector(c)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- p.Store.EndLoad(ctx, info) }()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	progress := func(now time.Time) {
+		if p.OnProgress != nil {
+			pr := LoadProgress{Elapsed: now.Sub(start), Finishing: true}
+			pr.Stage, pr.StageElapsed, pr.StageRows = stages.current(now)
+			p.OnProgress(pr)
+		}
+	}
+	for {
+		select {
+		case err := <-ended:
+			end := time.Now()
+			c.Tick(end)
+			res := &LoadResult{Elapsed: end.Sub(start), FinishElapsed: end.Sub(start), Stages: stages.list(), Summary: c.Summary(), Collector: c}
+			if err != nil {
+				return res, fmt.Errorf("end load: %w", err)
+			}
+			progress(end)
+			return res, nil
+		case now := <-t.C:
+			progress(now)
+		}
+	}
 }
 
 func maxTime(a, b time.Time) time.Time {
