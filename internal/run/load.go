@@ -303,7 +303,7 @@ func (l *Load) Phase() *workload.LoadPhase {
 	if l.CanResume && !l.FinishOnly {
 		lp.Journal, lp.JournalPrefix, lp.Resume = l.journal, l.prefix, l.resume
 	}
-	if l.CanResume && l.Options.Shards > 1 {
+	if l.CanResume && l.Options.Shards > 1 && !l.FinishOnly {
 		lp.Finishes = l.shardLoaded
 	}
 	lp.FinishOnly = l.FinishOnly
