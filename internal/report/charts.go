@@ -111,6 +111,19 @@ func seconds(r *Results, ivs []stats.Interval) []float64 {
 	return xs
 }
 
+// runEnd is where a run's time axes end: the end of its last interval
+// (seconds from the start of measurement), or of the whole load.
+func runEnd(r *Results) float64 {
+	end := 0.0
+	if xs := seconds(r, r.Intervals); len(xs) > 0 {
+		end = xs[len(xs)-1]
+	}
+	if r.Phase == "load" || end <= 0 {
+		end = math.Max(end, r.ElapsedSec)
+	}
+	return end
+}
+
 // requestOpNames are the ops of r in op order, RANGE_SIZE left out.
 func requestOpNames(r *Results) []string {
 	seen := map[string]bool{}
@@ -210,6 +223,7 @@ func RequestCharts(r *Results) []string {
 	ivs := chartIntervals(r)
 	xs := seconds(r, ivs)
 	bs, vl := bands(r, ivs, xs), loopLines(r)
+	end := runEnd(r)
 	thr := Series{Name: "all ops", X: xs, Color: allOpsColor}
 	errs := Series{Name: "errors", X: xs, Color: "#c62828"}
 	retries := Series{Name: "retries", X: xs, Color: "#d4a017"}
@@ -232,16 +246,16 @@ func RequestCharts(r *Results) []string {
 	}
 	out := []string{
 		Chart{ID: "throughput", Title: "Throughput over time, all ops", XLabel: "time since measurement began (s)", YLabel: "requests/s",
-			Series: []Series{thr}, Bands: bs, VLines: vl, XFrom0: true}.SVG(),
+			Series: []Series{thr}, Bands: bs, VLines: vl, XFrom0: true, XEnd: end}.SVG(),
 		Chart{ID: "latency", Title: "Latency over time, all ops (estimated from the per-op percentiles of each interval)", XLabel: "time since measurement began (s)",
-			YLabel: "latency (ms, log)", LogY: true, Series: lat[:], Bands: bs, VLines: vl, XFrom0: true}.SVG(),
+			YLabel: "latency (ms, log)", LogY: true, Series: lat[:], Bands: bs, VLines: vl, XFrom0: true, XEnd: end}.SVG(),
 	}
 	ops := requestOpNames(r)
 	var tput, latency []Chart
 	for _, op := range ops {
 		x, y := opSeries(xs, ivs, op, func(o stats.OpSummary) (float64, bool) { return o.OpsPerSec, true })
 		tput = append(tput, Chart{ID: "throughput-" + op, Title: op + " (ops/s)", TitleColor: OpColor(op),
-			Series: []Series{{Op: op, X: x, Y: y}}, Bands: bs, VLines: vl, XFrom0: true})
+			Series: []Series{{Op: op, X: x, Y: y}}, Bands: bs, VLines: vl, XFrom0: true, XEnd: end})
 		var ss []Series
 		for _, ps := range percentileStyles {
 			pick := ps.pick
@@ -249,7 +263,7 @@ func RequestCharts(r *Results) []string {
 			ss = append(ss, Series{Op: op, Dash: ps.dash, Width: ps.width, X: x, Y: y})
 		}
 		latency = append(latency, Chart{ID: "latency-" + op, Title: op + " (ms, log)", TitleColor: OpColor(op),
-			LogY: true, Series: ss, Bands: bs, VLines: vl, XFrom0: true})
+			LogY: true, Series: ss, Bands: bs, VLines: vl, XFrom0: true, XEnd: end})
 	}
 	out = append(out,
 		Panels("throughput-per-op", "Throughput per op over time (x: seconds)", nil, tput),
@@ -266,7 +280,7 @@ func RequestCharts(r *Results) []string {
 	}
 	out = append(out, BarChart("mix", "Operation mix", "requests", labels, counts, nil))
 	out = append(out, Chart{ID: "errors", Title: "Errors and retries over time", XLabel: "time since measurement began (s)", YLabel: "per interval",
-		Series: []Series{errs, retries}, Bands: bs, VLines: vl, XFrom0: true}.SVG())
+		Series: []Series{errs, retries}, Bands: bs, VLines: vl, XFrom0: true, XEnd: end}.SVG())
 	return append(out, resourceCharts(r, bs, vl)...)
 }
 
@@ -306,18 +320,20 @@ func resourceCharts(r *Results, bs []Band, vl []VLine) []string {
 		cpu = cpu[:4]
 	}
 	return []string{
-		Chart{ID: "cpu", Title: "CPU use over time", XLabel: "time since measurement began (s)", YLabel: "percent", Series: cpu, Bands: bs, VLines: vl, XFrom0: true}.SVG(),
-		Chart{ID: "disk", Title: "Disk I/O over time", XLabel: "time since measurement began (s)", YLabel: "KB/s", Series: disk, Bands: bs, VLines: vl, XFrom0: true}.SVG(),
+		Chart{ID: "cpu", Title: "CPU use over time", XLabel: "time since measurement began (s)", YLabel: "percent", Series: cpu, Bands: bs, VLines: vl, XFrom0: true, XEnd: runEnd(r)}.SVG(),
+		Chart{ID: "disk", Title: "Disk I/O over time", XLabel: "time since measurement began (s)", YLabel: "KB/s", Series: disk, Bands: bs, VLines: vl, XFrom0: true, XEnd: runEnd(r)}.SVG(),
 	}
 }
 
 // LoadCharts renders the charts of a load: rows per second (from the
 // recorded progress; batches per second for bundles without it), the bulk
-// calls' latency, and resource use.
+// calls' latency, and resource use, every time chart banded by the load's
+// stages and ending where the load ended.
 func LoadCharts(r *Results) []string {
 	ivs := chartIntervals(r)
 	xs := seconds(r, ivs)
 	bs := stageBands(r)
+	end := runEnd(r)
 	var rates []Series
 	links, nodes, finish := loadRates(r)
 	if len(links.X) > 0 {
@@ -337,7 +353,7 @@ func LoadCharts(r *Results) []string {
 		unit = "bulk calls/s"
 	}
 	out := []string{Chart{ID: "throughput", Title: "Load rate over time", XLabel: "time since the load began (s)", YLabel: unit,
-		Series: rates, Bands: bs, XFrom0: true}.SVG()}
+		Series: rates, Bands: bs, XFrom0: true, XEnd: end}.SVG()}
 	var latency []Chart
 	for _, op := range requestOpNames(r) {
 		var ss []Series
@@ -346,7 +362,7 @@ func LoadCharts(r *Results) []string {
 			x, y := opSeries(xs, ivs, op, func(o stats.OpSummary) (float64, bool) { return pick(o.Percentiles), o.Count > 0 })
 			ss = append(ss, Series{Op: op, Dash: ps.dash, Width: ps.width, X: x, Y: y})
 		}
-		latency = append(latency, Chart{ID: "latency-" + op, Title: op + " (ms per call, log)", TitleColor: OpColor(op), LogY: true, Series: ss, Bands: bs, XFrom0: true})
+		latency = append(latency, Chart{ID: "latency-" + op, Title: op + " (ms per call, log)", TitleColor: OpColor(op), LogY: true, Series: ss, Bands: bs, XFrom0: true, XEnd: end})
 	}
 	out = append(out, Panels("latency-per-op", "Bulk call latency over time (x: seconds)", percentileKey(), latency),
 		Chart{ID: "distribution", Title: "Bulk call latency distribution", XLabel: "percentile", YLabel: "latency (ms, log)", LogX: true, LogY: true,
@@ -415,8 +431,12 @@ func LoopCharts(r *Results) []string {
 	for i, so := range SummaryOps {
 		p99[i] = Series{Name: so.Op.String() + " p99", Op: so.Op.String(), Markers: true}
 	}
+	// The axis runs from loop 1 to the last (to loop 3 at least, for
+	// three labelled ticks).
+	last := 3.0
 	for _, l := range r.SummaryLines {
 		x := float64(l.Loop)
+		last = math.Max(last, x)
 		tps.X, tps.Y = append(tps.X, x), append(tps.Y, l.Rate)
 		for i, v := range l.P99Ms {
 			y := math.NaN()
@@ -427,8 +447,8 @@ func LoopCharts(r *Results) []string {
 		}
 	}
 	return []string{
-		Chart{ID: "loops-throughput", Title: "Throughput per loop", XLabel: "loop", YLabel: "requests/s", Series: []Series{tps}, XFrom0: true, IntX: true}.SVG(),
-		Chart{ID: "loops-p99", Title: "p99 latency per loop", XLabel: "loop", YLabel: "p99 (ms, log)", LogY: true, Series: p99, XFrom0: true, IntX: true}.SVG(),
+		Chart{ID: "loops-throughput", Title: "Throughput per loop", XLabel: "loop", YLabel: "requests/s", Series: []Series{tps}, IntX: true, XStart: 1, XEnd: last}.SVG(),
+		Chart{ID: "loops-p99", Title: "p99 latency per loop", XLabel: "loop", YLabel: "p99 (ms, log)", LogY: true, Series: p99, IntX: true, XStart: 1, XEnd: last}.SVG(),
 	}
 }
 
