@@ -28,7 +28,10 @@ svg.chart,svg.key{display:block;margin:10px 0 18px;background:#fff;width:100%;he
 .panels-title{font-weight:600;font-size:14px;margin:14px 0 2px}
 .multiples{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:4px 14px}
 .cell svg.chart{margin:4px 0}
-.good{color:#1a7f37}.bad{color:#c62828}.warn{color:#b26a00}.noise{color:#666}`
+.good{color:#1a7f37}.bad{color:#c62828}.warn{color:#b26a00}.noise{color:#666}
+.headline{display:flex;flex-wrap:wrap;gap:8px 28px;margin:14px 0 6px}.fig .v{font-size:1.7em;font-weight:600}.fig .u{font-size:.55em;font-weight:400;color:#555;margin-left:3px}.fig .k{color:#666;font-size:12px}
+table.setup{font-size:13px}table.setup th{width:7em}table.setup td{text-align:left}
+dl.legend-cols{display:grid;grid-template-columns:max-content 1fr;gap:1px 12px;font-size:12px;color:#444;margin:4px 0 10px}dl.legend-cols dt{font-weight:600;font-family:ui-monospace,monospace}dl.legend-cols dd{margin:0}`
 
 // WriteHTML renders one self-contained report page (no network access,
 // inline SVG) for one results bundle, or a comparison of several.
@@ -64,6 +67,7 @@ func single(b *strings.Builder, r *Results) {
 	if r.Interrupted {
 		b.WriteString("<p class=\"bad\">This run was interrupted; the figures cover what ran.</p>")
 	}
+	header(b, r)
 	b.WriteString("<h2>Summary</h2><table>")
 	t := r.Totals
 	if r.Phase == "load" {
@@ -116,7 +120,7 @@ func summaryLinesTable(b *strings.Builder, r *Results) {
 	if len(r.SummaryLines) > 1 {
 		title = fmt.Sprintf("Loops (%d)", len(r.SummaryLines))
 	}
-	fmt.Fprintf(b, "<h2>%s</h2><p class=\"sub\">In the form of the LinkBench users' helper scripts (summary.tsv); docs/results.md explains the columns. %s: not measurable from this machine.</p><table><tr>", title, Unknown)
+	fmt.Fprintf(b, "<h2>%s</h2><p class=\"sub\">In the form of the LinkBench users' helper scripts (summary.tsv); the columns are explained under the table and in docs/results.md.</p><table><tr>", title)
 	for _, c := range SummaryColumns(r.SummaryLines[0].Phase) {
 		fmt.Fprintf(b, "<th>%s</th>", esc(c))
 	}
@@ -129,6 +133,7 @@ func summaryLinesTable(b *strings.Builder, r *Results) {
 		b.WriteString("</tr>")
 	}
 	b.WriteString("</table>")
+	summaryLegend(b, r.SummaryLines[0].Phase)
 	for _, c := range LoopCharts(r) {
 		b.WriteString(c)
 	}

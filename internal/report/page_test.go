@@ -1,12 +1,52 @@
 package report
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/linkbench/linkbench/internal/graph"
+	"github.com/linkbench/linkbench/internal/stats"
 )
+
+// sampleLoad is a 60 s load: 20 s of inserts, then a 30 s index build and
+// 10 s of ANALYZE, its progress recorded every second throughout.
+func sampleLoad() *Results {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	r := &Results{SchemaVersion: SchemaVersion, Phase: "load", ToolVersion: "test", StartedAt: start, ElapsedSec: 60, Store: "postgres", StoreVersion: "PostgreSQL 15.8",
+		Config:      []ConfigEntry{{Key: "maxid1", Value: "5001"}, {Key: "loaders", Value: "4"}},
+		Environment: Environment{Hostname: "h", OS: "linux", Arch: "amd64", CPUs: 2, CPUModel: "Xeon"},
+		Totals:      Totals{Nodes: 5000, Links: 100000, Counts: 10000, LinksPerSec: 100000.0 / 60, InsertSec: 20, FinishSec: 40},
+		LoadStages: []stats.Stage{
+			{Name: "nodes", Kind: stats.StageInsert, EndSec: 5, Rows: 5000, RowsPerSec: 1000},
+			{Name: "links", Kind: stats.StageInsert, EndSec: 20, Rows: 100000, RowsPerSec: 5000},
+			{Name: "counts", Kind: stats.StageInsert, EndSec: 20, Rows: 10000, RowsPerSec: 500},
+			{Name: "build index id1_type", Kind: stats.StageFinish, StartSec: 20, EndSec: 50, Rows: 100000, RowsPerSec: 100000.0 / 30},
+			{Name: "analyze", Kind: stats.StageFinish, StartSec: 50, EndSec: 60},
+		}}
+	for s := 0; s <= 60; s++ {
+		links := int64(min(s, 20)) * 5000
+		r.LoadProgress = append(r.LoadProgress, LoadPoint{Sec: float64(s), Links: links, Nodes: int64(min(s, 5)) * 1000, Counts: links / 10})
+	}
+	for i := 1; i <= 20; i++ {
+		op := stats.OpSummary{Op: graph.LoadLinksBulk, Name: graph.LoadLinksBulk.String(), Count: 10, OpsPerSec: 10, Percentiles: stats.Percentiles{P50: 5, P99: 9, P999: 12}}
+		r.Intervals = append(r.Intervals, stats.Interval{Start: time.Duration(i-1) * time.Second, End: time.Duration(i) * time.Second,
+			EndTime: start.Add(time.Duration(i) * time.Second), DurationSec: 1, Count: 10, OpsPerSec: 10, Ops: []stats.OpSummary{op}})
+	}
+	return r
+}
+
+func page(t *testing.T, r *Results) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, []*Results{r}, []string{"run"}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
 
 var xTickRE = regexp.MustCompile(`data-axis="x" text-anchor="[a-z]+">([^<]+)<`)
 
@@ -53,5 +93,39 @@ func TestTimeAxesEndWithTheRun(t *testing.T) {
 				t.Errorf("%d loops: loop chart x ticks %v, want 1 to %d", n, ticks, n)
 			}
 		}
+	}
+}
+
+// TestReportHeaderAndColumnLegend: the top of a report says what ran, on
+// what, and how fast (store and version, requesters, graph, machine, the
+// headline figures) before any table or chart, and the summary line's
+// columns are explained on the page.
+func TestReportHeaderAndColumnLegend(t *testing.T) {
+	r := sampleResults("sqlite", 1)
+	r.Config = append(r.Config, ConfigEntry{Key: "requesters", Value: "4"})
+	r.Environment.CPUModel, r.Environment.MemoryBytes = "Xeon", 8e9
+	r.AllOps = &stats.OpSummary{Percentiles: stats.Percentiles{P50: 0.1, P99: 1.5, P999: 4}}
+	r.SummaryLines = []SummaryLine{{Phase: "request", Loop: 1, Rate: 100, Engine: "sqlite"}}
+	p := page(t, r)
+	top := p[:strings.Index(p, "<h2>")]
+	for _, want := range []string{"sqlite · sqlite 1.0", "requesters</th><td>4</td>", "100,000 nodes (ids 1 to 100000)", "2 CPUs (Xeon)", "8.0 GB memory",
+		`<div class="v">100<span class="u"></span></div><div class="k">requests/s</div>`, `<div class="v">1.50<span class="u">ms</span></div><div class="k">p99</div>`} {
+		if !strings.Contains(top, want) {
+			t.Errorf("the top of the page lacks %q:\n%s", want, top)
+		}
+	}
+	for _, c := range SummaryColumns("request") {
+		if !strings.Contains(p, "<dt>"+c+"</dt><dd>") {
+			t.Errorf("the summary line's column %s is not explained on the page", c)
+		}
+	}
+	lp := page(t, sampleLoad())
+	for _, c := range SummaryColumns("load") {
+		if d := summaryColumnDocs("load")[c]; d == "" || strings.Contains(d, "request") {
+			t.Errorf("load column %s: %q", c, d)
+		}
+	}
+	if top := lp[:strings.Index(lp, "<h2>")]; !strings.Contains(top, "loaders</th><td>4</td>") || !strings.Contains(top, "5,000 nodes (ids 1 to 5000), 100,000 links, 10,000 counts") {
+		t.Errorf("the top of the load report:\n%s", top)
 	}
 }
