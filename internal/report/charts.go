@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/graph"
@@ -189,20 +190,41 @@ func bands(r *Results, ivs []stats.Interval, xs []float64) []Band {
 }
 
 // stageBands are the named parts of a phase the results record: the
-// stages of a staged open-loop run, or of a load (r.Stages, whatever
-// filled them). This is the one place stages are read for charts.
+// stages of a staged open-loop run, or of a load (r.LoadStages: its
+// inserts, as one band from the start to the last insert's end, and each
+// step of the store's finishing work). This is the one place stages are
+// read for charts.
 func stageBands(r *Results) []Band {
 	var out []Band
-	for i, st := range r.Stages {
+	add := func(from, to float64, label string) {
 		kind := "stage"
-		if i%2 == 1 {
+		if len(out)%2 == 1 {
 			kind = "stage-alt"
 		}
+		out = append(out, Band{From: from, To: to, Label: label, Kind: kind})
+	}
+	for _, st := range r.Stages {
 		label := st.Name
 		if st.OpsPerSec > 0 {
 			label = fmt.Sprintf("%s (%s/s)", st.Name, fmtTick(math.Round(st.OpsPerSec)))
 		}
-		out = append(out, Band{From: st.StartSec, To: st.EndSec, Label: label, Kind: kind})
+		add(st.StartSec, st.EndSec, label)
+	}
+	var inserts []string
+	insertEnd := 0.0
+	for _, st := range r.LoadStages {
+		if st.Kind == stats.StageInsert {
+			inserts = append(inserts, st.Name)
+			insertEnd = math.Max(insertEnd, st.EndSec)
+		}
+	}
+	if len(inserts) > 0 {
+		add(0, insertEnd, "insert "+strings.Join(inserts, ", "))
+	}
+	for _, st := range r.LoadStages {
+		if st.Kind != stats.StageInsert {
+			add(st.StartSec, st.EndSec, st.Name)
+		}
 	}
 	return out
 }
@@ -345,7 +367,7 @@ func LoadCharts(r *Results) []string {
 		}
 		rates = []Series{thr}
 	}
-	if finish != nil {
+	if finish != nil && len(r.LoadStages) == 0 {
 		bs = append(bs, *finish)
 	}
 	unit := "rows/s"
@@ -371,9 +393,11 @@ func LoadCharts(r *Results) []string {
 }
 
 // loadRates are a load's links/s and nodes/s over time from its recorded
-// progress (empty for bundles without it), and the band of the store's
-// finishing work: the last progress call comes after it (index builds,
-// flushes), and that time is a band, not a rate falling to 0.
+// progress (empty for bundles without it), up to the end of its inserts:
+// the store's finishing work (index builds, statistics, flushes) inserts
+// nothing, and is a band on the charts, not a rate of 0. For bundles
+// without recorded stages, the finishing work is told by the long gap
+// before the last progress call, and returned as a band.
 func loadRates(r *Results) (links, nodes Series, finish *Band) {
 	links = Series{Name: "links/s", Op: graph.LoadLinksBulk.String()}
 	nodes = Series{Name: "nodes/s", Op: graph.LoadNodesBulk.String()}
@@ -385,10 +409,14 @@ func loadRates(r *Results) (links, nodes Series, finish *Band) {
 		finish = &Band{From: pts[n-2].Sec, To: pts[n-1].Sec, Label: "finishing (indexes, flush)", Kind: "finish"}
 		pts = pts[:n-1]
 	}
+	insertEnd := r.Totals.InsertSec
 	for i := 1; i < len(pts); i++ {
 		d := pts[i].Sec - pts[i-1].Sec
 		if d <= 0 {
 			continue
+		}
+		if insertEnd > 0 && pts[i-1].Sec >= insertEnd {
+			break
 		}
 		links.X, links.Y = append(links.X, pts[i].Sec), append(links.Y, float64(pts[i].Links-pts[i-1].Links)/d)
 		nodes.X, nodes.Y = append(nodes.X, pts[i].Sec), append(nodes.Y, float64(pts[i].Nodes-pts[i-1].Nodes)/d)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/linkbench/linkbench/internal/stats"
 )
 
 // configValue is the effective value of key in the run's config, or the
@@ -131,6 +133,36 @@ func withThousands(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// loadStageTable shows a load's stages: every insert and every step of
+// the store's finishing work, with its rows, times and rate, and the
+// split of the load's time between the two.
+func loadStageTable(b *strings.Builder, r *Results) {
+	if len(r.LoadStages) == 0 {
+		return
+	}
+	b.WriteString(`<h2>Stages</h2><table><tr><th class="l">stage</th><th class="l">kind</th><th>rows</th><th>seconds</th><th>rows/s</th><th>from s</th><th>to s</th></tr>`)
+	for _, s := range r.LoadStages {
+		rows, rate := "-", "-"
+		if s.Rows > 0 {
+			rows = withThousands(s.Rows)
+		}
+		if s.RowsPerSec > 0 {
+			rate = withThousands(int64(s.RowsPerSec + 0.5))
+		}
+		kind := "insert"
+		if s.Kind == stats.StageFinish {
+			kind = "finishing"
+		}
+		fmt.Fprintf(b, `<tr><td class="l">%s</td><td class="l">%s</td><td>%s</td><td>%.1f</td><td>%s</td><td>%.1f</td><td>%.1f</td></tr>`,
+			esc(s.Name), kind, rows, s.Seconds(), rate, s.StartSec, s.EndSec)
+	}
+	b.WriteString("</table>")
+	t := r.Totals
+	if total := t.InsertSec + t.FinishSec; total > 0 {
+		fmt.Fprintf(b, `<p class="sub">Inserting rows %.1f s (%.0f%%), the store's finishing work %.1f s (%.0f%%).</p>`, t.InsertSec, 100*t.InsertSec/total, t.FinishSec, 100*t.FinishSec/total)
+	}
 }
 
 // summaryColumnDocs say what each column of the summary lines holds, for

@@ -96,6 +96,7 @@ func single(b *strings.Builder, r *Results) {
 		row(b, "size on disk before", fmt.Sprintf("%.1f MB", float64(r.SizeBefore)/1e6))
 	}
 	b.WriteString("</table>")
+	loadStageTable(b, r)
 	summaryLinesTable(b, r)
 	opTable(b, r.Ops)
 	efficiencyTable(b, r)

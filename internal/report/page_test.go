@@ -48,6 +48,16 @@ func page(t *testing.T, r *Results) string {
 	return b.String()
 }
 
+// chartOf is the SVG of the chart with the given id in a page.
+func chartOf(t *testing.T, page, id string) string {
+	t.Helper()
+	i := strings.Index(page, `<svg id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no chart %s", id)
+	}
+	return page[i : i+strings.Index(page[i:], "</svg>")]
+}
+
 var xTickRE = regexp.MustCompile(`data-axis="x" text-anchor="[a-z]+">([^<]+)<`)
 
 // xTicks are the x tick labels of a chart, as numbers.
@@ -62,6 +72,48 @@ func xTicks(t *testing.T, svg string) []float64 {
 		out = append(out, v)
 	}
 	return out
+}
+
+// TestLoadReportShowsEveryStage: a load's page has a table of its stages
+// (rows, seconds, rows/s) and the split of its time; its charts band the
+// inserts and every step of the store's finishing work, the links/s line
+// stops where the inserts ended instead of lying at 0 through the
+// finishing work, and the time axes end where the load ended.
+func TestLoadReportShowsEveryStage(t *testing.T) {
+	r := sampleLoad()
+	p := page(t, r)
+	i := strings.Index(p, "<h2>Stages</h2>")
+	if i < 0 {
+		t.Fatal("the load report has no stage table")
+	}
+	table := p[i : i+strings.Index(p[i:], "</table>")]
+	for _, want := range []string{
+		`<td class="l">build index id1_type</td><td class="l">finishing</td><td>100,000</td><td>30.0</td><td>3,333</td>`,
+		`<td class="l">links</td><td class="l">insert</td><td>100,000</td><td>20.0</td><td>5,000</td>`,
+		`<td class="l">analyze</td><td class="l">finishing</td><td>-</td><td>10.0</td><td>-</td>`,
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("stage table lacks %s:\n%s", want, table)
+		}
+	}
+	if !strings.Contains(p, "Inserting rows 20.0 s (33%), the store's finishing work 40.0 s (67%).") {
+		t.Error("the load report does not split its time between inserts and finishing work")
+	}
+	chart := chartOf(t, p, "throughput")
+	for _, band := range []string{"insert nodes, links, counts", "build index id1_type", "analyze"} {
+		if !strings.Contains(chart, "<title>"+band+"</title></rect>") {
+			t.Errorf("the load rate chart has no band for %q", band)
+		}
+	}
+	links, _, _ := loadRates(r)
+	for i, x := range links.X {
+		if x > 21 || links.Y[i] == 0 {
+			t.Errorf("links/s at %.0f s is %.0f: the line runs into the finishing work", x, links.Y[i])
+		}
+	}
+	if ticks := xTicks(t, chart); len(ticks) < 3 || ticks[len(ticks)-1] > 60 {
+		t.Errorf("x axis of a 60 s load: ticks %v", ticks)
+	}
 }
 
 // TestTimeAxesEndWithTheRun: a 12 s run's time charts end at 12 s, not at
