@@ -38,17 +38,23 @@ dl.legend-cols{display:grid;grid-template-columns:max-content 1fr;gap:1px 12px;f
 func WriteHTML(w io.Writer, runs []*Results, names []string) error {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>")
-	if len(runs) == 1 {
-		fmt.Fprintf(&b, "LinkBench %s report: %s", esc(runs[0].Phase), esc(runs[0].Store))
-	} else {
-		b.WriteString("LinkBench comparison")
+	if len(runs) > 1 {
+		return WriteComparisonHTML(w, SidesOf(runs, names))
 	}
+	fmt.Fprintf(&b, "LinkBench %s report: %s", esc(runs[0].Phase), esc(runs[0].Store))
 	b.WriteString("</title><style>" + pageStyle + "</style></head><body>")
-	if len(runs) == 1 {
-		single(&b, runs[0])
-	} else {
-		compare(&b, runs, names)
-	}
+	single(&b, runs[0])
+	b.WriteString("</body></html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteComparisonHTML renders the comparison page of sides of one run or
+// more each.
+func WriteComparisonHTML(w io.Writer, sides []Side) error {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>LinkBench comparison</title><style>" + pageStyle + "</style></head><body>")
+	compare(&b, sides)
 	b.WriteString("</body></html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
