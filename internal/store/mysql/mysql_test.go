@@ -847,3 +847,18 @@ func TestSessionWatchesItsContextOnce(t *testing.T) {
 		t.Fatalf("CountLinks with a cancelled context: %v, want context.Canceled", err)
 	}
 }
+
+// TestIndexBuildProgress: while EndLoad builds the deferred index,
+// MariaDB tells the part of its in-place ALTER TABLE done
+// (Innodb_onlineddl_pct_progress) and the store turns it into rows done.
+func TestIndexBuildProgress(t *testing.T) {
+	s := fresh(t, "innodb")
+	if s.kind != "MariaDB" {
+		t.Skipf("%s reports no index build progress", s.kind)
+	}
+	if err := s.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	said := storetest.IndexBuildProgress(t, s, 100000)
+	t.Logf("last answer: %+v", said[len(said)-1])
+}
