@@ -85,7 +85,7 @@ func (d Delta) Verdict() string {
 		dir = "better"
 	}
 	switch {
-	case !d.Noise.Known && !d.Between.Known:
+	case math.IsNaN(d.NoiseWidth()):
 		return "noise unknown"
 	case !d.Beyond():
 		return "within noise"
@@ -246,7 +246,12 @@ func metrics(a, b *Results) []metric {
 		for _, ps := range percentileStyles {
 			pick, q := ps.pick, ps.q
 			ms = append(ms, metric{name: "all ops " + ps.name, unit: "ms", lowerIsBetter: true,
-				whole: func(r *Results) (float64, bool) { return pick(r.AllOps.Percentiles), true },
+				whole: func(r *Results) (float64, bool) {
+					if r.AllOps == nil {
+						return 0, false
+					}
+					return pick(r.AllOps.Percentiles), true
+				},
 				series: func(r *Results) ratioSeries {
 					var s ratioSeries
 					for _, iv := range groupIntervals(r.Intervals, maxBootstrapPoints) {
@@ -314,7 +319,12 @@ func metrics(a, b *Results) []metric {
 			continue
 		}
 		ms = append(ms, metric{name: x.name, unit: x.unit, lowerIsBetter: true,
-			whole: func(r *Results) (float64, bool) { return x.per(r), true },
+			whole: func(r *Results) (float64, bool) {
+				if r.Efficiency == nil {
+					return 0, false
+				}
+				return x.per(r), true
+			},
 			series: func(r *Results) ratioSeries {
 				var s ratioSeries
 				for i := range r.Resources {

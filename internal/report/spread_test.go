@@ -3,7 +3,10 @@ package report
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/linkbench/linkbench/internal/stats"
 )
 
 // runValues draws the whole-run figures of n runs whose figure varies
@@ -114,6 +117,22 @@ func TestTQuantile(t *testing.T) {
 	for df, want := range map[int]float64{1: 12.706, 4: 2.776, 30: 2.042, 31: 2.0395, 60: 2.0003, 120: 1.9799, 1000: 1.9623} {
 		if got := tQuantile975(df); math.Abs(got-want) > 5e-4 {
 			t.Errorf("t(0.975, %d) = %.4f, want %.4f", df, got, want)
+		}
+	}
+}
+
+// TestSidesWithRunsLackingFigures: a run of a side without the
+// efficiency or all-ops figures the first run has leaves those figures
+// out of the comparison instead of failing it.
+func TestSidesWithRunsLackingFigures(t *testing.T) {
+	bare := sampleResults("sqlite", 1.01)
+	bare.Efficiency, bare.AllOps = nil, nil
+	full := sampleResults("sqlite", 1)
+	full.AllOps = &stats.OpSummary{Percentiles: stats.Percentiles{P50: 0.1, P99: 1, P999: 1.5}}
+	sides := []Side{{Runs: []*Results{full, bare}, RunNames: []string{"a", "b"}}, {Runs: []*Results{full}, RunNames: []string{"c"}}}
+	for _, d := range CompareSides(sides)[0].Deltas {
+		if strings.HasPrefix(d.Metric, "all ops") || strings.Contains(d.Metric, "CPU") || strings.HasPrefix(d.Metric, "KB") {
+			t.Errorf("%s compared although a run lacks it", d.Metric)
 		}
 	}
 }
