@@ -31,9 +31,15 @@ type Delta struct {
 	// run per side cannot measure.
 	Drift float64
 	// Between, with two or more runs on a side, is the 95% interval of the
-	// change from the spread between runs, on DF degrees of freedom.
+	// change from the spread between runs, on DF degrees of freedom, and P
+	// the two-sided p-value of the change (NaN without runs enough).
 	Between Interval95
 	DF      int
+	P       float64
+	// Among is how many figures of the comparison were tested, and
+	// significant whether this one is among those called significant.
+	Among       int
+	significant bool
 }
 
 // NoiseWidth is the relative change the figure's noise allows either way:
@@ -70,11 +76,14 @@ func (d Delta) Beyond() bool {
 	return d.Noise.Significant() && math.Abs(d.Change) > d.NoiseWidth()
 }
 
-// Significant reports a change beyond the spread between runs. With one
-// run per side nothing is significant: what differs between runs (run
-// order, database growth, checkpoints, the machine's other load) is not
-// measured, and identical runs differ by it beyond their noise within.
-func (d Delta) Significant() bool { return d.Between.Known && d.Beyond() }
+// Significant reports a change beyond the spread between runs that
+// survives the Benjamini-Hochberg procedure at 5% over the comparison's
+// figures (one in twenty figures is beyond its 95% interval by chance).
+// With one run per side nothing is significant: what differs between
+// runs (run order, database growth, checkpoints, the machine's other
+// load) is not measured, and identical runs differ by it beyond their
+// noise within.
+func (d Delta) Significant() bool { return d.significant }
 
 // Verdict is the word for the change: significantly better or worse,
 // beyond the noise within runs (one run per side), within noise, or
@@ -91,6 +100,8 @@ func (d Delta) Verdict() string {
 		return "within noise"
 	case d.Significant():
 		return "SIGNIFICANT, " + dir
+	case d.Between.Known:
+		return fmt.Sprintf("beyond noise, chance among %d figures", d.Among)
 	}
 	return "beyond within-run noise, " + dir
 }
@@ -178,19 +189,47 @@ func CompareSides(sides []Side) []Comparison {
 				continue
 			}
 			a, b := mean(va), mean(vb)
-			d := Delta{Metric: m.name, Op: m.op, Unit: m.unit, LowerIsBetter: m.lowerIsBetter, Base: a, Value: b, Change: b/a - 1, Drift: math.NaN()}
+			d := Delta{Metric: m.name, Op: m.op, Unit: m.unit, LowerIsBetter: m.lowerIsBetter, Base: a, Value: b, Change: b/a - 1, Drift: math.NaN(), P: math.NaN()}
 			sa, sb := seriesOf(m, base.Runs), seriesOf(m, side.Runs)
 			d.Noise = sidesInterval(sa, sb, m.name, 0)
 			if c.BetweenRuns() {
-				d.Between, d.DF = betweenRuns(va, vb)
+				var se float64
+				d.Between, d.DF, se = betweenRuns(va, vb)
+				if d.Between.Known {
+					d.P = studentP(math.Log1p(d.Change)/math.Max(se, withinSE(d.Noise)), d.DF)
+				}
 			} else {
 				d.Drift = math.Max(sa[0].drift(), sb[0].drift())
 			}
 			c.Deltas = append(c.Deltas, d)
 		}
+		ps := make([]float64, len(c.Deltas))
+		for j, d := range c.Deltas {
+			ps[j] = d.P
+		}
+		tested := 0
+		for _, p := range ps {
+			if !math.IsNaN(p) {
+				tested++
+			}
+		}
+		for j, sig := range falseDiscoveries(ps, 0.05) {
+			c.Deltas[j].Among = tested
+			c.Deltas[j].significant = sig && c.Deltas[j].Beyond()
+		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// withinSE is the standard error of the logarithm of the change that a
+// within-run interval stands for (0 when unknown): the spread between
+// runs is never taken as smaller than the runs' own noise.
+func withinSE(iv Interval95) float64 {
+	if !iv.Known || iv.Lo <= -1 {
+		return 0
+	}
+	return (math.Log1p(iv.Hi) - math.Log1p(iv.Lo)) / (2 * 1.96)
 }
 
 // wholes are the whole-run figures of m of every run; false when a run

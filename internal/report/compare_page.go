@@ -54,7 +54,9 @@ func noiseNotes(cs []Comparison) []string {
 
 func noiseNote(c Comparison) string {
 	if c.BetweenRuns() {
-		return fmt.Sprintf("%s (%s) against %s (%s): the noise is the spread between runs (95%% t interval of the change of the mean, %d degrees of freedom), and at least each run's own noise.",
+		return fmt.Sprintf("%s (%s) against %s (%s): the noise is the spread between runs (95%% t interval of the change of the mean, %d degrees of freedom), and at least each run's own noise. "+
+			"One figure in twenty is beyond its 95%% noise by chance, so a change is called significant only when it passes the Benjamini-Hochberg procedure at 5%% over the table's figures: "+
+			"identical sides have any figure called in at most 5%% of comparisons.",
 			c.Run, plural(c.RunRuns, "run"), c.Base, plural(c.BaseRuns, "run"), c.BaseRuns+c.RunRuns-2)
 	}
 	return c.Run + " against " + c.Base + ": one run per side, so only the noise within each run is known (the 95% block-bootstrap interval of the change over each run's 1 s intervals, " +
@@ -65,14 +67,17 @@ func noiseNote(c Comparison) string {
 
 // tally is the closing line of a comparison's table.
 func tally(c Comparison) string {
-	n := 0
+	n, sig := 0, 0
 	for _, d := range c.Deltas {
 		if d.Beyond() {
 			n++
 		}
+		if d.Significant() {
+			sig++
+		}
 	}
 	if c.BetweenRuns() {
-		return fmt.Sprintf("%d of %d figures changed significantly", n, len(c.Deltas))
+		return fmt.Sprintf("%d of %d figures changed significantly (%d beyond their 95%% noise)", sig, len(c.Deltas), n)
 	}
 	return fmt.Sprintf("%d of %d figures changed beyond the noise within runs; with one run per side none is called significant", n, len(c.Deltas))
 }

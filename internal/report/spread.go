@@ -1,6 +1,9 @@
 package report
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // What one run cannot show. The bootstrap of noise.go measures how a
 // figure varies within a run, second to second. Two runs of one
@@ -55,20 +58,21 @@ func (s ratioSeries) drift() float64 {
 // between runs: a two-sample t interval on the logarithms of the runs'
 // figures with their variance pooled over both sides (a side of one run
 // adds nothing to the variance and takes the other's), centred on the
-// change of the means. It needs three runs in all; Known is false
-// otherwise, or when a figure is not positive.
-func betweenRuns(a, b []float64) (iv Interval95, df int) {
+// change of the means; and the standard error of that logarithm of the
+// change, on df degrees of freedom. It needs three runs in all; Known is
+// false otherwise, or when a figure is not positive.
+func betweenRuns(a, b []float64) (iv Interval95, df int, se float64) {
 	na, nb := len(a), len(b)
 	df = na + nb - 2
 	if na == 0 || nb == 0 || df < 1 {
-		return Interval95{}, 0
+		return Interval95{}, 0, 0
 	}
 	ss := 0.0
 	for _, side := range [][]float64{a, b} {
 		m := 0.0
 		for _, v := range side {
 			if !(v > 0) {
-				return Interval95{}, 0
+				return Interval95{}, 0, 0
 			}
 			m += math.Log(v) / float64(len(side))
 		}
@@ -76,10 +80,95 @@ func betweenRuns(a, b []float64) (iv Interval95, df int) {
 			ss += (math.Log(v) - m) * (math.Log(v) - m)
 		}
 	}
-	se := math.Sqrt(ss/float64(df)) * math.Sqrt(1/float64(na)+1/float64(nb))
+	se = math.Sqrt(ss/float64(df)) * math.Sqrt(1/float64(na)+1/float64(nb))
 	c := math.Log(mean(b) / mean(a))
 	h := tQuantile975(df) * se
-	return Interval95{Lo: math.Exp(c-h) - 1, Hi: math.Exp(c+h) - 1, Known: true}, df
+	return Interval95{Lo: math.Exp(c-h) - 1, Hi: math.Exp(c+h) - 1, Known: true}, df, se
+}
+
+// studentP is the two-sided p-value of t on df degrees of freedom: the
+// regularized incomplete beta function I_x(df/2, 1/2) at x = df/(df+t²).
+func studentP(t float64, df int) float64 {
+	if math.IsNaN(t) {
+		return math.NaN()
+	}
+	if math.IsInf(t, 0) {
+		return 0
+	}
+	n := float64(df)
+	return betaInc(n/2, 0.5, n/(n+t*t))
+}
+
+// betaInc is the regularized incomplete beta function I_x(a, b), by its
+// continued fraction (modified Lentz), on the side of x where it
+// converges fast.
+func betaInc(a, b, x float64) float64 {
+	switch {
+	case x <= 0:
+		return 0
+	case x >= 1:
+		return 1
+	}
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	front := math.Exp(lab - la - lb + a*math.Log(x) + b*math.Log1p(-x))
+	if x > (a+1)/(a+b+2) {
+		return 1 - betaInc(b, a, 1-x)
+	}
+	const tiny = 1e-300
+	c, d := 1.0, 1-(a+b)*x/(a+1)
+	if math.Abs(d) < tiny {
+		d = tiny
+	}
+	d = 1 / d
+	f := d
+	for m := 1; m <= 300; m++ {
+		fm := float64(m)
+		for _, num := range []float64{fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm)), -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))} {
+			d = 1 + num*d
+			if math.Abs(d) < tiny {
+				d = tiny
+			}
+			c = 1 + num/c
+			if math.Abs(c) < tiny {
+				c = tiny
+			}
+			d = 1 / d
+			f *= c * d
+		}
+		if math.Abs(c*d-1) < 1e-14 {
+			break
+		}
+	}
+	return front * f / a
+}
+
+// falseDiscoveries is the Benjamini-Hochberg procedure at level q: which
+// of the p-values (NaN: not tested) to call significant so that at most a
+// fraction q of those called are expected to be false, and, when none is
+// really different, any is called in at most a fraction q of
+// comparisons.
+func falseDiscoveries(ps []float64, q float64) []bool {
+	var tested []float64
+	for _, p := range ps {
+		if !math.IsNaN(p) {
+			tested = append(tested, p)
+		}
+	}
+	sort.Float64s(tested)
+	cut := -1.0
+	for k := len(tested); k >= 1; k-- {
+		if tested[k-1] <= float64(k)/float64(len(tested))*q {
+			cut = tested[k-1]
+			break
+		}
+	}
+	out := make([]bool, len(ps))
+	for i, p := range ps {
+		out[i] = !math.IsNaN(p) && p <= cut
+	}
+	return out
 }
 
 func mean(v []float64) float64 {

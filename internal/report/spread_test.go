@@ -28,7 +28,7 @@ func TestBetweenRunsCalibration(t *testing.T) {
 	const k = 400
 	n := 0
 	for i := 0; i < k; i++ {
-		if iv, df := betweenRuns(runValues(rng, 3, 1000, 0.05), runValues(rng, 3, 1000, 0.05)); df != 4 || !iv.Known {
+		if iv, df, _ := betweenRuns(runValues(rng, 3, 1000, 0.05), runValues(rng, 3, 1000, 0.05)); df != 4 || !iv.Known {
 			t.Fatalf("3 against 3 runs: %+v on %d degrees of freedom", iv, df)
 		} else if iv.Significant() {
 			n++
@@ -51,7 +51,7 @@ func TestBetweenRunsFindsAShift(t *testing.T) {
 	const k = 100
 	found := 0
 	for i := 0; i < k; i++ {
-		iv, _ := betweenRuns(runValues(rng, 3, 1000, 0.05), runValues(rng, 3, 1300, 0.05))
+		iv, _, _ := betweenRuns(runValues(rng, 3, 1000, 0.05), runValues(rng, 3, 1300, 0.05))
 		if iv.Significant() && iv.Lo > 0 {
 			found++
 		}
@@ -61,11 +61,11 @@ func TestBetweenRunsFindsAShift(t *testing.T) {
 		t.Fatalf("a 30%% shift found in only %d of %d comparisons", found, k)
 	}
 	// One run against one: no spread between runs to measure.
-	if iv, _ := betweenRuns([]float64{1}, []float64{2}); iv.Known {
+	if iv, _, _ := betweenRuns([]float64{1}, []float64{2}); iv.Known {
 		t.Error("one run against one gave a between-run interval")
 	}
 	// One run against two: the pair's spread, on one degree of freedom.
-	if iv, df := betweenRuns([]float64{100}, []float64{110, 90}); !iv.Known || df != 1 || iv.Lo > -0.5 || iv.Hi < 0.5 {
+	if iv, df, _ := betweenRuns([]float64{100}, []float64{110, 90}); !iv.Known || df != 1 || iv.Lo > -0.5 || iv.Hi < 0.5 {
 		t.Errorf("one run against two: %+v on %d degrees of freedom", iv, df)
 	}
 }
@@ -134,5 +134,78 @@ func TestSidesWithRunsLackingFigures(t *testing.T) {
 		if strings.HasPrefix(d.Metric, "all ops") || strings.Contains(d.Metric, "CPU") || strings.HasPrefix(d.Metric, "KB") {
 			t.Errorf("%s compared although a run lacks it", d.Metric)
 		}
+	}
+}
+
+// TestStudentP: the p-values of the t distribution's 97.5% quantiles are
+// 5%, on 1, 4, 30 and a million degrees of freedom; 0 for an infinite t,
+// 1 for t = 0.
+func TestStudentP(t *testing.T) {
+	for df, q := range map[int]float64{1: 12.706, 4: 2.776, 30: 2.042, 1000000: 1.95997} {
+		if p := studentP(q, df); math.Abs(p-0.05) > 2e-4 {
+			t.Errorf("p(t=%v, %d df) = %.5f, want 0.05", q, df, p)
+		}
+	}
+	if studentP(math.Inf(1), 3) != 0 || math.Abs(studentP(0, 3)-1) > 1e-12 {
+		t.Errorf("p(inf) = %v, p(0) = %v", studentP(math.Inf(1), 3), studentP(0, 3))
+	}
+}
+
+// comparisonsOfSides makes k comparisons of sides of three runs over 39
+// figures (5% apart between runs), of which the first shifted figures
+// change by 30%, and counts the comparisons that call any unchanged
+// figure significant, the unchanged figures called and the shifted ones.
+func comparisonsOfSides(seed uint64, k, shifted int) (alarms, falseCalls, found int) {
+	rng := rand.New(rand.NewPCG(31, seed))
+	for i := 0; i < k; i++ {
+		ps := make([]float64, 39)
+		for f := range ps {
+			mu := 1000.0
+			if f < shifted {
+				mu = 1300
+			}
+			a, b := runValues(rng, 3, 1000, 0.05), runValues(rng, 3, mu, 0.05)
+			_, df, se := betweenRuns(a, b)
+			ps[f] = studentP(math.Log(mean(b)/mean(a))/se, df)
+		}
+		alarm := false
+		for f, sig := range falseDiscoveries(ps, 0.05) {
+			switch {
+			case sig && f < shifted:
+				found++
+			case sig:
+				alarm = true
+				falseCalls++
+			}
+		}
+		if alarm {
+			alarms++
+		}
+	}
+	return alarms, falseCalls, found
+}
+
+// TestIdenticalSidesRarelyCallAnything: Benjamini-Hochberg at 5% over a
+// comparison's 39 figures calls any figure of identical sides significant
+// in at most 5% of comparisons (each figure alone is beyond its 95%
+// interval in 5%, so a comparison has one in 86% of cases). Over 200
+// comparisons the count is at most Binomial(200, 0.05): mean 10,
+// deviation 3.1; 23 or more is four deviations. With ten figures changed
+// by 30% (6.4 standard errors on 4 degrees of freedom), at most 5% x
+// 29/39 = 3.7% of the figures called are expected to be unchanged ones:
+// over 100 comparisons about 900 calls, of which 34 false, deviation
+// about 6; 60 would be four deviations. The changed figures are found
+// when their t passes about 4.6 (BH's threshold with nine calls among 39),
+// in 88% of cases: 800 of 1,000 is four deviations of the count below.
+func TestIdenticalSidesRarelyCallAnything(t *testing.T) {
+	alarms, _, _ := comparisonsOfSides(1, 200, 0)
+	t.Logf("%d of 200 comparisons of identical sides called a figure significant", alarms)
+	if alarms > 22 {
+		t.Errorf("%d of 200 comparisons of identical sides called a figure significant; at most about 10 expected", alarms)
+	}
+	_, falseCalls, found := comparisonsOfSides(2, 100, 10)
+	t.Logf("with 10 figures changed by 30%%: %d of 1000 found, %d unchanged figures called", found, falseCalls)
+	if found < 800 || falseCalls > 60 {
+		t.Errorf("with 10 figures changed by 30%%: %d of 1000 found, %d unchanged figures called", found, falseCalls)
 	}
 }
