@@ -40,7 +40,9 @@
 # both drivers' request phases alternate (reference then linkbench in odd
 # rounds, linkbench then reference in even ones) on a fresh copy of one
 # graph, and a table gives each driver's
-# requests/s, its CPU per request over the measured part of the phase
+# requests/s, the statements the server ran per request (PostgreSQL's
+# pg_stat_statements, which the script turns on; MariaDB's Com_ counters),
+# its CPU per request over the measured part of the phase
 # (after the warm-up, so the JVM's start and JIT are left out), its peak
 # RSS, every op's mean and p99 latency, and each driver's history reads
 # per 100 list requests (pages of 10,000 rows, whose share grows with the
@@ -449,7 +451,7 @@ perf_once() {
   local counters
   local gauges='PAGES_(DATA|DIRTY|FREE|MISC|OLD|TOTAL)|BYTES_(DATA|DIRTY)|CHECKPOINT_AGE|HISTORY_LIST_LENGTH|^MEMORY_USED|^THREADS_|^OPEN_|^MAX_USED_|^UPTIME|THREADPOOL_(IDLE_)?THREADS'
   case "$store" in
-    postgres) counters="PGOPTIONS='-c client_min_messages=warning' '$PGBIN/psql' -h '$PGDIR' -p '$PORT' -U postgres -d postgres -q -t -A -F ' ' -v ON_ERROR_STOP=1 -c \"SELECT 'db.' || key, value FROM pg_stat_database d, json_each_text(row_to_json(d)) WHERE datname = 'linkbench' UNION ALL SELECT 'wal.' || key, value FROM pg_stat_wal w, json_each_text(row_to_json(w)) UNION ALL SELECT 'bgwriter.' || key, value FROM pg_stat_bgwriter b, json_each_text(row_to_json(b))\"" ;;
+    postgres) counters="PGOPTIONS='-c client_min_messages=warning' '$PGBIN/psql' -h '$PGDIR' -p '$PORT' -U postgres -d postgres -q -t -A -F ' ' -v ON_ERROR_STOP=1 -c \"SELECT 'db.' || key, value FROM pg_stat_database d, json_each_text(row_to_json(d)) WHERE datname = 'linkbench' UNION ALL SELECT 'wal.' || key, value FROM pg_stat_wal w, json_each_text(row_to_json(w)) UNION ALL SELECT 'bgwriter.' || key, value FROM pg_stat_bgwriter b, json_each_text(row_to_json(b)) UNION ALL SELECT 'stmt.' || upper(split_part(btrim(query), ' ', 1)), sum(calls)::text FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'linkbench') GROUP BY 1\"" ;;
     *) counters="mariadb --no-defaults --socket='$MYDIR/mysqld.sock' -uroot -N -B -e \"SELECT CONCAT('status.', VARIABLE_NAME), VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME NOT REGEXP '$gauges' UNION ALL SELECT CONCAT('innodb.', NAME), COUNT FROM information_schema.INNODB_METRICS WHERE ENABLED = 1 AND (TYPE <> 'value' OR NAME IN ('lock_deadlocks', 'lock_timeouts'))\"" ;;
   esac
   service+=(-counters "$counters")
@@ -487,11 +489,27 @@ perf_graph() {
   linkbench "$store" init >"$OUT/$store-perf-init.out" 2>&1 || die "init failed; see $OUT/$store-perf-init.out"
 }
 
+# pg_statements_on: PostgreSQL counts the statements it runs
+# (pg_stat_statements, every statement, BEGIN, COMMIT and ROLLBACK
+# included; a statement that failed is not counted), so the table shows
+# whether both drivers had it run the same per request. Loaded once (a
+# restart), then kept; both drivers run with it.
+pg_statements_on() {
+  case "$(pg_admin -c "SHOW shared_preload_libraries")" in
+    *pg_stat_statements*) ;;
+    *)
+      pg_admin -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'"
+      bash scripts/postgres.sh restart ;;
+  esac
+  pg_admin -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
+}
+
 # perf_compare STORE: one graph (perf_graph), then the runs, alternating
 # drivers.
 perf_compare() {
   local store="$1" n r runs=()
   store_start "$store"
+  [ "$store" = postgres ] && pg_statements_on
   perf_graph "$store"
   # once: one copy back before the first run (a graph an interrupted
   # run left behind), then each run goes on from the previous one's.

@@ -45,12 +45,19 @@ running() {
 # miss read and parsed one again: 2-3.5 misses and 3.4-5.9 MB per request,
 # 3-6 ms of server CPU per request, a tenth of the throughput, with either
 # driver (docs/performance.md, "MyRocks's collapses").
+# MyRocks also detects deadlocks here (off by default there): without it, a
+# deadlock between link writes waits out rocksdb_lock_wait_timeout (1 s).
+# The reference's statements name no index, and on a table whose
+# statistics are new MariaDB plans a link UPDATE as a range of its list,
+# which MyRocks locks row by row: writers of one list then deadlock, and
+# the conformance suite's concurrent writers took minutes instead of
+# seconds. Detected, a deadlock fails one writer at once, which retries.
 start_server() {
   mariadbd --no-defaults --user=mysql --datadir="$DATA" --socket="$SOCK" --pid-file="$PIDF" \
     --bind-address=127.0.0.1 --port="$PORT" --skip-name-resolve --log-error="$LOG" \
     --plugin-load-add=ha_rocksdb --innodb-buffer-pool-size=256M --max-connections=300 \
     --innodb-flush-log-at-trx-commit=1 --sync-binlog=0 --skip-log-bin \
-    --rocksdb-block-cache-size=128M --rocksdb-cache-index-and-filter-blocks=0 >/dev/null 2>&1 &
+    --rocksdb-block-cache-size=128M --rocksdb-cache-index-and-filter-blocks=0 --rocksdb-deadlock-detect=1 >/dev/null 2>&1 &
   for _ in $(seq 1 120); do
     if mariadb-admin --no-defaults --socket="$SOCK" -uroot ping >/dev/null 2>&1; then return; fi
     sleep 0.5

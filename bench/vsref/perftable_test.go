@@ -116,3 +116,47 @@ func TestPerfTableNamesIndexThrash(t *testing.T) {
 		t.Errorf("a run without index misses was named:\n%s", b.String())
 	}
 }
+
+// TestPerfTableComparesStatements: the table says, per requester count,
+// whether both drivers had the server run the same statements per
+// request (within 2 %), from PostgreSQL's pg_stat_statements or MariaDB's
+// Com_ counters, and names a cell where they did not as missing a goal.
+func TestPerfTableComparesStatements(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, p Perf) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ops := map[string]OpPerf{"GET_NODE": {Count: 10, MeanMs: 0.2}}
+	pg := func(sel, commit float64) map[string]float64 {
+		return map[string]float64{"stmt.SELECT": sel, "stmt.INSERT": 0.15, "stmt.BEGIN": 0.1, "stmt.COMMIT": commit, "stmt.ROLLBACK": 0.01, "db.xact_commit": 9}
+	}
+	paths := []string{
+		write("r1.json", Perf{Label: "reference", Requesters: 1, RequestsPerS: 100, Ops: ops, ServerCounters: pg(1.0, 0.09)}),
+		write("l1.json", Perf{Label: "linkbench", Requesters: 1, RequestsPerS: 130, Ops: ops, ServerCounters: pg(1.01, 0.09)}),
+		write("r4.json", Perf{Label: "reference", Requesters: 4, RequestsPerS: 100, Ops: ops, ServerCounters: pg(1.0, 0.09)}),
+		write("l4.json", Perf{Label: "linkbench", Requesters: 4, RequestsPerS: 130, Ops: ops, ServerCounters: pg(0.7, 0.02)}),
+	}
+	var b bytes.Buffer
+	if err := perfTable(&b, "postgres", paths); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"         1 |    1.350    1.360  1.007 |   0.090 / 0.010   0.090 / 0.010 | the same",
+		"         4 |    1.350    0.980  0.726 |   0.090 / 0.010   0.020 / 0.010 | NOT the same",
+		"4 requesters: 0.980 statements per request against the reference's 1.350",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+}

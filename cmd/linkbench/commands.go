@@ -34,6 +34,13 @@ func (a *app) printConfig() error {
 	for _, en := range e.cfg.Props.Entries() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", config.Printable(en.Key), shortValue(secret.Redact(en.Key, en.Value)), en.OriginText())
 	}
+	// The store's own keys that are not set, with the defaults it uses
+	// (link_writes among them: what a link write sends the server).
+	for _, k := range e.drv.Keys {
+		if _, set := e.cfg.Props.Get(k.Name); !set && k.Default != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, k.Default, "default of store "+e.drv.Name)
+		}
+	}
 	return tw.Flush()
 }
 
@@ -55,7 +62,7 @@ func (a *app) initSchema(ctx context.Context) error {
 		return err
 	}
 	defer e.log.close()
-	st, err := e.open(ctx, 1, false, false)
+	st, err := e.open(ctx, 1, false)
 	if err != nil {
 		return err
 	}
@@ -86,7 +93,7 @@ func (a *app) check(ctx context.Context) error {
 		return err
 	}
 	defer e.log.close()
-	st, err := e.open(ctx, 2, false, false)
+	st, err := e.open(ctx, 2, false)
 	if err != nil {
 		return err
 	}

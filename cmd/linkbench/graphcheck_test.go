@@ -133,7 +133,7 @@ func markUnfinished(t *testing.T, dir string, args []string) {
 	}
 	defer e.log.close()
 	ctx := context.Background()
-	st, err := e.open(ctx, 1, false, false)
+	st, err := e.open(ctx, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

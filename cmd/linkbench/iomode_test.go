@@ -17,7 +17,9 @@ import (
 // poller on every MariaDB run of config/LinkConfigMysql.properties.
 // Requesters too many for blocking connections get them when requestrate
 // or arrival_rate throttles them, and the poller otherwise; a sweep
-// chooses point by point.
+// chooses point by point. How a connection waits is the driver's own
+// choice; what it sends is not: every run's link writes are the
+// reference's statements (link_writes).
 func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	url := pgURL(t)
 	schema := fmt.Sprintf("lbiomode%d", os.Getpid())
@@ -29,24 +31,22 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 		t.Fatalf("load: exit %d\n%s\n%s", code, out, errOut)
 	}
 	// A request phase alone gets blocking connections up to 8 requesters
-	// per CPU, paced or flat out, and the poller beyond; each requester's
-	// writes get a second connection on blocking connections up to 4
-	// requesters per CPU, and up to 8 flat out.
+	// per CPU, paced or flat out, and the poller beyond.
 	type runCase struct {
-		name          string
-		args          []string
-		want, wantOwn string
+		name string
+		args []string
+		want string
 	}
-	cases := []runCase{{"2 requesters", []string{"-D", "requesters=2"}, "blocking", "own"}}
+	cases := []runCase{{"2 requesters", []string{"-D", "requesters=2"}, "blocking"}}
 	limit := 8 * runtime.NumCPU()
 	// Kept under the test server's max_connections (200).
 	if n := limit + 1; n <= 65 {
 		at, many := fmt.Sprint(limit), fmt.Sprint(n)
 		cases = append(cases,
-			runCase{at + " requesters", []string{"-D", "requesters=" + at}, "blocking", "own"},
-			runCase{at + " requesters at 100 requests/s each", []string{"-D", "requesters=" + at, "-D", "requestrate=100"}, "blocking", "shared"},
-			runCase{many + " requesters", []string{"-D", "requesters=" + many}, "poller", "shared"},
-			runCase{many + " requesters at 100 requests/s each", []string{"-D", "requesters=" + many, "-D", "requestrate=100"}, "poller", "shared"})
+			runCase{at + " requesters", []string{"-D", "requesters=" + at}, "blocking"},
+			runCase{at + " requesters at 100 requests/s each", []string{"-D", "requesters=" + at, "-D", "requestrate=100"}, "blocking"},
+			runCase{many + " requesters", []string{"-D", "requesters=" + many}, "poller"},
+			runCase{many + " requesters at 100 requests/s each", []string{"-D", "requesters=" + many, "-D", "requestrate=100"}, "poller"})
 	} else {
 		t.Logf("%d CPUs: the runs with more requesters than io_mode=auto's limit would need %d connections; not run", runtime.NumCPU(), 2*n)
 	}
@@ -56,9 +56,9 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "REQUEST PHASE COMPLETED") {
 			t.Fatalf("%s: run: exit %d\n%s\n%s", c.name, code, out, errOut)
 		}
-		got, own, _ := bundleIOMode(t, latestBundle(t, dir, "request"))
-		if got != c.want || own != c.wantOwn {
-			t.Errorf("a run of %s: io_mode %q, write_connection %q; want %s, %s", c.name, got, own, c.want, c.wantOwn)
+		got, lw, _ := bundleIOMode(t, latestBundle(t, dir, "request"))
+		if got != c.want || lw != "reference" {
+			t.Errorf("a run of %s: io_mode %q, link_writes %q; want %s, reference", c.name, got, lw, c.want)
 		}
 	}
 	if len(cases) == 1 {
@@ -66,7 +66,7 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	}
 	// A sweep's points are request phases alone, the calibration too: one
 	// store with blocking connections serves the point at 100 requests/s
-	// per requester and the one at 2,000, paced, so one connection each.
+	// per requester and the one at 2,000.
 	slow, fast := fmt.Sprint(100*limit), fmt.Sprint(2000*limit)
 	sweepDir := t.TempDir()
 	args := append([]string{"sweep", "--rates", slow + "," + fast, "--point-time", "1", "-D", "requesters=" + fmt.Sprint(limit), "-D", "warmup_time=0"}, common...)
@@ -79,16 +79,16 @@ func TestRunSizesTheStoreForItsRequesters(t *testing.T) {
 	}
 	want := map[string]string{slow: "blocking", fast: "blocking"}
 	for _, p := range points {
-		got, own, rate := bundleIOMode(t, p)
-		if got != want[rate] || own != "shared" {
-			t.Errorf("the sweep point at %s requests/s for %d requesters: io_mode %q, write_connection %q; want %s, shared", rate, limit, got, own, want[rate])
+		got, lw, rate := bundleIOMode(t, p)
+		if got != want[rate] || lw != "reference" {
+			t.Errorf("the sweep point at %s requests/s for %d requesters: io_mode %q, link_writes %q; want %s, reference", rate, limit, got, lw, want[rate])
 		}
 	}
 }
 
-// bundleIOMode reads the io_mode and write_connection a request bundle's
+// bundleIOMode reads the io_mode and link_writes a request bundle's
 // store ran with and the arrival_rate of its configuration.
-func bundleIOMode(t *testing.T, path string) (ioMode, writeConn, arrivalRate string) {
+func bundleIOMode(t *testing.T, path string) (ioMode, linkWrites, arrivalRate string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -106,5 +106,5 @@ func bundleIOMode(t *testing.T, path string) (ioMode, writeConn, arrivalRate str
 			arrivalRate = c.Value
 		}
 	}
-	return res.StoreSettings["io_mode"], res.StoreSettings["write_connection"], arrivalRate
+	return res.StoreSettings["io_mode"], res.StoreSettings["link_writes"], arrivalRate
 }

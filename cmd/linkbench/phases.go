@@ -33,10 +33,9 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 	}
 	conc = max(conc, 1)
 	// A request phase alone: its requesters each wait for one answer at a
-	// time (store.Options.Requests), and send the next at once unless
-	// paced (FlatOut).
+	// time (store.Options.Requests), which a store may size its pools and
+	// choose how its connections wait by; never what it sends.
 	requests := doRequest && !doLoad
-	flatOut := requests && !cfg.Paced()
 	mode, command := store.LockRun, "run"
 	if doLoad {
 		mode, command = store.LockLoad, "load"
@@ -44,7 +43,7 @@ func (a *app) runPhases(ctx context.Context, doLoad, doRequest bool) error {
 			mode, command = store.LockShardLoad, "load --shard "+a.opts.shard
 		}
 	}
-	st, disconnect, err := a.connect(ctx, e, conc, requests, flatOut, noun, value, mode, command)
+	st, disconnect, err := a.connect(ctx, e, conc, requests, noun, value, mode, command)
 	if err != nil {
 		return err
 	}

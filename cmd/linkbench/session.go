@@ -24,11 +24,11 @@ func (a *app) prepare() (e *env, close func(), err error) {
 // out or not (after checking the file limit for value noun), takes its
 // one-writer lock in mode for command and serves live metrics; close
 // undoes them in reverse order.
-func (a *app) connect(ctx context.Context, e *env, conc int, requests, flatOut bool, noun string, value int, mode store.LockMode, command string) (st store.Store, close func(), err error) {
+func (a *app) connect(ctx context.Context, e *env, conc int, requests bool, noun string, value int, mode store.LockMode, command string) (st store.Store, close func(), err error) {
 	if err := e.checkFiles(conc, noun, value); err != nil {
 		return nil, nil, err
 	}
-	st, release, err := e.attach(ctx, conc, requests, flatOut, mode, command)
+	st, release, err := e.attach(ctx, conc, requests, mode, command)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,8 +46,8 @@ func (a *app) connect(ctx context.Context, e *env, conc int, requests, flatOut b
 // attach opens the store for conc workers, requesters alone or not, flat
 // out or not, and takes its one-writer lock in mode for command; release
 // unlocks and closes it.
-func (e *env) attach(ctx context.Context, conc int, requests, flatOut bool, mode store.LockMode, command string) (st store.Store, release func(), err error) {
-	if st, err = e.open(ctx, conc, requests, flatOut); err != nil {
+func (e *env) attach(ctx context.Context, conc int, requests bool, mode store.LockMode, command string) (st store.Store, release func(), err error) {
+	if st, err = e.open(ctx, conc, requests); err != nil {
 		return nil, nil, err
 	}
 	unlock, err := e.lock(ctx, st, mode, command)

@@ -206,10 +206,10 @@ func (a *app) hideSecrets(cfg *config.Config, lg *logger) {
 }
 
 // open connects to the store, sized for concurrency goroutines, which are
-// the requesters of a request phase alone when requests is set, flat out
-// when flatOut is too (store.Options.Requests and FlatOut).
-func (e *env) open(ctx context.Context, concurrency int, requests, flatOut bool) (store.Store, error) {
-	st, err := shard.Open(ctx, e.drv, store.Options{Props: e.cfg.Props, Concurrency: concurrency, Requests: requests, FlatOut: flatOut, Logf: e.log.Infof})
+// the requesters of a request phase alone when requests is set
+// (store.Options.Requests).
+func (e *env) open(ctx context.Context, concurrency int, requests bool) (store.Store, error) {
+	st, err := shard.Open(ctx, e.drv, store.Options{Props: e.cfg.Props, Concurrency: concurrency, Requests: requests, Logf: e.log.Infof})
 	if err != nil {
 		return nil, fmt.Errorf("open %s store: %w", e.drv.Name, err)
 	}

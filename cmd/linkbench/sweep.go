@@ -47,7 +47,7 @@ func (a *app) sweep(ctx context.Context) error {
 	// Every point, the calibration too, is a request phase alone: one
 	// store serves them all (store.Options.Requests), paced but for the
 	// calibration.
-	st, release, err := e.attach(ctx, conc, true, false, store.LockRun, "sweep")
+	st, release, err := e.attach(ctx, conc, true, store.LockRun, "sweep")
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestShippedConfigsLoad(t *testing.T) {
 	}
 	want := map[string]string{"Memory": "memory", "Sqlite": "sqlite", "Mysql": "mysql", "Pgsql": "postgres", "MongoDb2": "mongo", "Quick": "sqlite"}
 	for _, f := range files {
-		cfg, warns, err := Load(Source{ConfigFile: f, Strict: true, ExtraKeys: map[string]bool{"mysql_engine": true, "mysql_write_procedure": true, "sqlite_synchronous": true}})
+		cfg, warns, err := Load(Source{ConfigFile: f, Strict: true, ExtraKeys: map[string]bool{"mysql_engine": true, "link_writes": true, "sqlite_synchronous": true}})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

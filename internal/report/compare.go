@@ -437,6 +437,10 @@ type SettingDiff struct {
 	Warning string
 }
 
+// linkWritesDiffer says why runs whose link writes reached the server
+// differently (link_writes) measure different workloads.
+const linkWritesDiffer = "the server was sent different link writes (the reference's statements, or one call of a routine): different workloads"
+
 // incomparable are the config keys whose difference changes the workload
 // itself, with what it changes.
 func incomparableKey(key string) string {
@@ -451,6 +455,8 @@ func incomparableKey(key string) string {
 		return "the measured durations differ"
 	case "store", "linkstore", "nodestore":
 		return "the stores differ"
+	case "link_writes":
+		return linkWritesDiffer
 	case "workload_file", "data_file", "getlinklist_history", "read_uncorr_blend", "write_uncorr_blend":
 		return "the request mix or its ids differ"
 	}
@@ -540,7 +546,11 @@ func DiffSettings(runs []*Results) []SettingDiff {
 	}
 	sort.Strings(sk)
 	for _, k := range sk {
-		add("store: "+k, "", each(func(r *Results) string { return r.StoreSettings[k] }))
+		warning := ""
+		if k == "link_writes" {
+			warning = linkWritesDiffer
+		}
+		add("store: "+k, warning, each(func(r *Results) string { return r.StoreSettings[k] }))
 	}
 	return out
 }

@@ -136,3 +136,24 @@ func TestSettingsThatMakeRunsIncomparable(t *testing.T) {
 		t.Errorf("a server setting is warned about:\n%s", out)
 	}
 }
+
+// TestLinkWritesMakeRunsIncomparable: runs whose link writes reached the
+// server as the reference's statements and as calls of a routine
+// (link_writes) are not comparable, whether the key was set or only
+// described by the store.
+func TestLinkWritesMakeRunsIncomparable(t *testing.T) {
+	a, b := sampleResults("postgres", 1), sampleResults("postgres", 1)
+	a.StoreSettings = map[string]string{"link_writes": "reference"}
+	b.StoreSettings = map[string]string{"link_writes": "routine (SELECT linkdb0.linkbench_write_linktable(...))"}
+	b.Config = []ConfigEntry{{Key: "link_writes", Value: "routine"}}
+	var text strings.Builder
+	if err := WriteComparisonText(&text, []*Results{a, b}, []string{"base", "other"}); err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{"WARNING: link_writes differs (A: (unset), B: routine)", "WARNING: store: link_writes differs", "different workloads"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -49,17 +49,33 @@ func Bool(p Props, key string, def bool) (bool, error) {
 	return false, fmt.Errorf("%s (%s): %q is not a boolean (expected true or false)", key, p.Where(key), v)
 }
 
-// AutoBool reads a key that takes auto, true or false: auto is true when
-// the key is unset or auto, and the store then decides b itself.
-func AutoBool(p Props, key string) (b, auto bool, err error) {
-	v := strings.TrimSpace(String(p, key, ""))
-	if v == "" || strings.EqualFold(v, "auto") {
-		return false, true, nil
+// LinkWritesKey is the key that says how a SQL store sends a link write.
+const LinkWritesKey = "link_writes"
+
+// LinkWritesDoc documents LinkWritesKey for the stores that read it.
+const LinkWritesDoc = "reference: the reference's statements from the client, in its transactions, on each requester's second connection; routine: one call of a server-side routine that init creates (fewer round trips; not what the reference sends, so results are not comparable with its)"
+
+// LinkWrites reads link_writes: false for reference (the default), true
+// for routine. It is the only key that changes how a link write reaches
+// the server, and nothing else (requesters, pacing, CPUs) does.
+func LinkWrites(p Props) (routine bool, err error) {
+	switch v := strings.ToLower(String(p, LinkWritesKey, "reference")); v {
+	case "reference":
+		return false, nil
+	case "routine":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s (%s): %q is not a choice; use reference (the default) or routine", LinkWritesKey, p.Where(LinkWritesKey), v)
 	}
-	if b, ok := ParseBool(v); ok {
-		return b, false, nil
+}
+
+// Removed fails when key, a key an earlier linkbench read, is set, with
+// what replaced it.
+func Removed(p Props, key, instead string) error {
+	if _, ok := p.Get(key); !ok {
+		return nil
 	}
-	return false, false, fmt.Errorf("%s (%s): %q is not a choice; use auto, true or false", key, p.Where(key), v)
+	return fmt.Errorf("%s (%s) was removed: %s", key, p.Where(key), instead)
 }
 
 // ParseBool reads the boolean spellings Bool accepts (true, 1, yes, on and

@@ -7,33 +7,46 @@ import (
 	"github.com/linkbench/linkbench/internal/store"
 )
 
-// TestAutoBool: unset and auto (any case) leave the choice to the store,
-// the boolean spellings are kept, and anything else is refused naming the
-// key, where it was set and the choices.
-func TestAutoBool(t *testing.T) {
+// TestLinkWrites: unset and reference (any case) are the reference's
+// statements, routine the server's routine, and anything else (the old
+// auto included) is refused naming the key, where it was set and the
+// choices.
+func TestLinkWrites(t *testing.T) {
 	for _, tc := range []struct {
 		v       string
-		b, auto bool
+		routine bool
 	}{
-		{"", false, true},
-		{"auto", false, true},
-		{" AUTO ", false, true},
-		{"true", true, false},
-		{"on", true, false},
-		{"false", false, false},
-		{"0", false, false},
+		{"", false},
+		{"reference", false},
+		{" Reference ", false},
+		{"routine", true},
+		{"ROUTINE", true},
 	} {
 		p := store.MapProps{}
 		if tc.v != "" {
-			p["k"] = tc.v
+			p["link_writes"] = tc.v
 		}
-		b, auto, err := store.AutoBool(p, "k")
-		if err != nil || b != tc.b || auto != tc.auto {
-			t.Errorf("%q: %v, auto %v, %v; want %v, auto %v", tc.v, b, auto, err, tc.b, tc.auto)
+		routine, err := store.LinkWrites(p)
+		if err != nil || routine != tc.routine {
+			t.Errorf("%q: routine %v, %v; want %v", tc.v, routine, err, tc.routine)
 		}
 	}
-	_, _, err := store.AutoBool(store.MapProps{"pg_write_function": "maybe"}, "pg_write_function")
-	if err == nil || !strings.Contains(err.Error(), "pg_write_function (options)") || !strings.Contains(err.Error(), `"maybe"`) || !strings.Contains(err.Error(), "use auto, true or false") {
-		t.Errorf("a bad value: %v", err)
+	for _, v := range []string{"auto", "true", "maybe"} {
+		_, err := store.LinkWrites(store.MapProps{"link_writes": v})
+		if err == nil || !strings.Contains(err.Error(), "link_writes (options)") || !strings.Contains(err.Error(), `"`+v+`"`) || !strings.Contains(err.Error(), "reference (the default) or routine") {
+			t.Errorf("%q: %v", v, err)
+		}
+	}
+}
+
+// TestRemoved: a key an earlier linkbench read is refused with what
+// replaced it, and only when it is set.
+func TestRemoved(t *testing.T) {
+	if err := store.Removed(store.MapProps{}, "pg_write_function", "use link_writes"); err != nil {
+		t.Fatal(err)
+	}
+	err := store.Removed(store.MapProps{"pg_write_function": "true"}, "pg_write_function", "use link_writes = routine")
+	if err == nil || err.Error() != "pg_write_function (options) was removed: use link_writes = routine" {
+		t.Fatalf("%v", err)
 	}
 }

@@ -27,12 +27,9 @@ type Options struct {
 	// request phase run alone (no load in the same command), paced or flat
 	// out: each waits for one answer at a time, and a store that chooses
 	// how it waits from the count may allow more of them than of loaders.
+	// What a store asks the server never depends on Concurrency or
+	// Requests (SPEC, "What the server sees").
 	Requests bool
-	// FlatOut is set with Requests when the requesters run flat out (no
-	// requestrate, arrival_rate or stages): each sends its next request as
-	// soon as it has its answer, so the server is never idle for want of
-	// them.
-	FlatOut bool
 	// Logf receives diagnostic messages; may be nil.
 	Logf func(format string, args ...any)
 }

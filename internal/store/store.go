@@ -183,6 +183,18 @@ type Sessioner interface {
 	Session() Store
 }
 
+// RefWriter is a store whose link writes are the reference's
+// statements, which differ from graph's rules in two corners: a count row
+// that already disagrees with its links is not kept at zero or above
+// (the reference adds -1 to it as it is), and where the server's UPDATE
+// reports the rows it matched rather than those it changed (matched:
+// PostgreSQL) an identical rewrite of a link is reported graph.Updated
+// where graph.WriteOutcome says graph.Unchanged. It is not an ability: the
+// conformance suite reads it to know what to expect.
+type RefWriter interface {
+	RefWrites() (on, matched bool)
+}
+
 // BlindLinkWriter is a store whose link writes cost less when their
 // caller does not read what they found. The request phase does not read it
 // (nor does the reference's requester, which only logs it at trace level);

@@ -15,14 +15,21 @@ import (
 	"github.com/linkbench/linkbench/internal/store"
 )
 
-// listIndex serves GetLinkList: equality on (id1, link_type, visibility),
-// range and order on time, ties by id2.
-const listIndex = "id1_type_vis_time"
+// listIndexKeys is the index the reference's instructions create on the
+// link collection (README, "Running a Benchmark with MongoDB"): it covers
+// GET_LINKS_LIST (equality on id1, link_type, visibility; range and order
+// on time, ties by id2; every field the list returns), so the list is
+// read from the index alone. Its name is the one MongoDB gives it.
+var listIndexKeys = bson.D{
+	{Key: "id1", Value: 1}, {Key: "link_type", Value: 1}, {Key: "visibility", Value: 1}, {Key: "time", Value: 1},
+	{Key: "id2", Value: 1}, {Key: "version", Value: 1}, {Key: "data", Value: 1},
+}
 
-var listIndexKeys = bson.D{{Key: "id1", Value: 1}, {Key: "link_type", Value: 1}, {Key: "visibility", Value: 1}, {Key: "time", Value: -1}, {Key: "id2", Value: -1}}
+const listIndex = "id1_1_link_type_1_visibility_1_time_1_id2_1_version_1_data_1"
 
-// Init implements store.Initializer: the collections and the list index.
-// With drop, the collections are dropped first.
+// Init implements store.Initializer: the collections and the list index
+// (unless one that serves the lists is there). With drop, the collections
+// are dropped first.
 func (s *Store) Init(ctx context.Context, drop bool) error {
 	cols := []*mongo.Collection{s.links, s.counts, s.nodes, s.meta}
 	if drop {
@@ -31,6 +38,7 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
 				return fmt.Errorf("drop %s: %w", c.Name(), classify(err))
 			}
 		}
+		s.ids.forget()
 	}
 	have, err := s.db.ListCollectionNames(ctx, bson.D{})
 	if err != nil {
@@ -44,9 +52,14 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
 			return fmt.Errorf("create collection %s: %w", c.Name(), classify(err))
 		}
 	}
-	_, err = s.links.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: listIndexKeys, Options: options.Index().SetName(listIndex)})
+	name, err := s.listIndexName(ctx)
 	if err != nil {
-		return fmt.Errorf("create index %s on %s: %w", listIndex, s.links.Name(), classify(err))
+		return err
+	}
+	if name == "" {
+		if _, err := s.links.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: listIndexKeys}); err != nil {
+			return fmt.Errorf("create index %s on %s: %w", listIndex, s.links.Name(), classify(err))
+		}
 	}
 	return s.CheckSchema(ctx)
 }
@@ -56,8 +69,30 @@ func isNamespaceExists(err error) bool {
 	return errors.As(err, &ce) && ce.Code == 48
 }
 
-// CheckSchema reports a missing collection or list index, naming the
-// server and the fix.
+// listIndexName is the name of an index of the link collection that serves
+// the lists ("" if none): its keys start with id1 and link_type, then
+// visibility and time in either order (the reference's instructions, its
+// mongo-setup.js, and earlier linkbench versions made such indexes).
+func (s *Store) listIndexName(ctx context.Context) (string, error) {
+	specs, err := s.links.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		return "", classify(err)
+	}
+	for _, sp := range specs {
+		var keys bson.D
+		if err := bson.Unmarshal(sp.KeysDocument, &keys); err != nil || len(keys) < 4 {
+			continue
+		}
+		names := []string{keys[0].Key, keys[1].Key, keys[2].Key, keys[3].Key}
+		if names[0] == "id1" && names[1] == "link_type" && (names[2] == "visibility" && names[3] == "time" || names[2] == "time" && names[3] == "visibility") {
+			return sp.Name, nil
+		}
+	}
+	return "", nil
+}
+
+// CheckSchema reports a missing collection or list index, or documents of
+// another layout, naming the server and the fix.
 func (s *Store) CheckSchema(ctx context.Context) error {
 	have, err := s.db.ListCollectionNames(ctx, bson.D{})
 	if err != nil {
@@ -68,16 +103,26 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 			return graph.Schema(fmt.Errorf("collection %s is missing in database %s at %s; run `linkbench init` (or `linkbench load`) to create it", c.Name(), s.dbName, s.addr))
 		}
 	}
-	specs, err := s.links.Indexes().ListSpecifications(ctx)
-	if err != nil {
-		return classify(err)
-	}
-	for _, sp := range specs {
-		if sp.Name == listIndex {
-			return nil
+	for _, c := range []struct {
+		coll *mongo.Collection
+		id   bson.Type
+	}{{s.links, bson.TypeBinary}, {s.counts, bson.TypeBinary}, {s.nodes, bson.TypeInt64}} {
+		raw, err := c.coll.FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 1}})).Raw()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return classify(err)
+		}
+		if id := raw.Lookup("_id"); id.Type != c.id {
+			return layoutError(c.coll.Name(), s.dbName, s.addr, id)
 		}
 	}
-	return graph.Schema(fmt.Errorf("collection %s in database %s at %s has no index %s; run `linkbench init` to create it", s.links.Name(), s.dbName, s.addr, listIndex))
+	name, err := s.listIndexName(ctx)
+	if err != nil || name != "" {
+		return err
+	}
+	return graph.Schema(fmt.Errorf("collection %s in database %s at %s has no index for the lists (%s); run `linkbench init` to create it", s.links.Name(), s.dbName, s.addr, listIndex))
 }
 
 // Reset implements store.Resetter: removes every document, keeping the
@@ -88,6 +133,7 @@ func (s *Store) Reset(ctx context.Context) error {
 			return fmt.Errorf("empty %s: %w", c.Name(), classify(err))
 		}
 	}
+	s.ids.forget()
 	return nil
 }
 
@@ -166,7 +212,7 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 		}
 	}
 	for k, v := range set {
-		if _, err := s.meta.UpdateOne(ctx, byID(keyDocPrefix+k), bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: v}}}}, upsert); err != nil {
+		if _, err := s.meta.UpdateOne(ctx, byID(keyDocPrefix+k), bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: v}}}}, upsertOne); err != nil {
 			return classify(err)
 		}
 	}
@@ -197,7 +243,7 @@ func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
 }
 
 // ScanCounts implements store.Scanner, in _id order, which is (id1,
-// link_type) order.
+// link_type) order: the _id is both, big-endian.
 func (s *Store) ScanCounts(ctx context.Context, fn func(c graph.Count) error) error {
 	cur, err := s.counts.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetAllowDiskUse(true))
 	if err != nil {
@@ -259,9 +305,9 @@ func (s *Store) ScanVisibleLinkCounts(ctx context.Context, fn func(id1, linkType
 func (s *Store) NodeIDRange(ctx context.Context) (lo, hi int64, ok bool, err error) {
 	end := func(dir int) (int64, error) {
 		var d struct {
-			ID int64 `bson:"id"`
+			ID int64 `bson:"_id"`
 		}
-		o := options.FindOne().SetSort(bson.D{{Key: "_id", Value: dir}}).SetProjection(bson.D{{Key: "id", Value: 1}})
+		o := options.FindOne().SetSort(bson.D{{Key: "_id", Value: dir}}).SetProjection(bson.D{{Key: "_id", Value: 1}})
 		return d.ID, s.nodes.FindOne(ctx, bson.D{}, o).Decode(&d)
 	}
 	lo, err = end(1)
@@ -300,56 +346,69 @@ func (s *Store) SizeOnDisk(ctx context.Context) (int64, error) {
 // BeginLoad implements store.BulkLoader.
 func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error { return nil }
 
-var unordered = options.InsertMany().SetOrdered(false)
-
-// insert writes docs with one unordered insertMany: plain inserts, which
-// are several times faster than upserts.
+// insert writes one batch as the reference's bulk loads do: one unordered
+// insert of plain documents, in a transaction of its own when the store
+// has them. A replayed unit of a resumed load (store.SkipExisting) skips
+// the documents already there: without a transaction, as a transaction
+// ends at the first duplicate.
 func (s *Store) insert(ctx context.Context, c *mongo.Collection, docs []any) error {
+	ctx, end := noDeadline(ctx)
+	defer end()
 	if len(docs) == 0 {
 		return nil
 	}
-	_, err := c.InsertMany(ctx, docs, unordered)
+	err := s.inTxn(ctx, func(ctx context.Context) error {
+		_, err := c.InsertMany(ctx, docs, unordered)
+		return err
+	})
 	if err != nil && store.SkipExisting(ctx) && onlyDuplicates(err) {
-		return nil // a replayed unit: the rows already written are identical
+		if s.txn {
+			_, err = c.InsertMany(ctx, docs, unordered)
+		}
+		if err == nil || onlyDuplicates(err) {
+			return nil // the documents already written are identical
+		}
 	}
 	if err != nil {
-		return fmt.Errorf("load %s: %w", c.Name(), classify(err))
+		return fmt.Errorf("load %s: %w", c.Name(), err)
 	}
 	return nil
 }
 
 // onlyDuplicates reports whether every failed write of an unordered
-// insertMany failed on a duplicate key (the others were written).
+// insert failed on a duplicate key (the others were written).
 func onlyDuplicates(err error) bool {
 	var bwe mongo.BulkWriteException
 	if !errors.As(err, &bwe) || bwe.WriteConcernError != nil || len(bwe.WriteErrors) == 0 {
 		return false
 	}
 	for _, we := range bwe.WriteErrors {
-		if we.Code != 11000 {
+		if we.Code != codeDuplicateKey {
 			return false
 		}
 	}
 	return true
 }
 
-// LoadNodes implements store.BulkLoader.
+// LoadNodes implements store.BulkLoader: the nodes under their own ids,
+// which are the ids the reference's node loader gives them.
 func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
 	docs := make([]any, len(nodes))
 	for i := range nodes {
-		n := &nodes[i]
-		docs[i] = bson.D{{Key: "_id", Value: nodeKey(n.ID)}, {Key: "id", Value: n.ID}, {Key: "type", Value: n.Type},
-			{Key: "version", Value: n.Version}, {Key: "time", Value: n.Time}, {Key: "data", Value: nonNil(n.Data)}}
+		docs[i] = nodeInsert(nodes[i].ID, &nodes[i])
 	}
-	return s.insert(ctx, s.nodes, docs)
+	if err := s.insert(ctx, s.nodes, docs); err != nil {
+		return err
+	}
+	s.loadedNodes.Store(true)
+	return nil
 }
 
 // LoadLinks implements store.BulkLoader.
 func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
 	docs := make([]any, len(links))
 	for i := range links {
-		l := &links[i]
-		docs[i] = append(bson.D{{Key: "_id", Value: linkKey(l.ID1, l.LinkType, l.ID2)}}, linkFields(l)...)
+		docs[i] = linkInsert(&links[i])
 	}
 	return s.insert(ctx, s.links, docs)
 }
@@ -358,21 +417,18 @@ func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
 func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 	docs := make([]any, len(counts))
 	for i := range counts {
-		c := &counts[i]
-		docs[i] = bson.D{{Key: "_id", Value: countKey(c.ID1, c.LinkType)}, {Key: "id", Value: c.ID1}, {Key: "link_type", Value: c.LinkType},
-			{Key: "count", Value: c.Count}, {Key: "time", Value: c.Time}, {Key: "version", Value: c.Version}}
+		docs[i] = countInsert(&counts[i])
 	}
 	return s.insert(ctx, s.counts, docs)
 }
 
-// EndLoad implements store.BulkLoader: the node id allocator moves to at
-// least MaxID1-1, so new nodes get ids above every loaded one.
+// EndLoad implements store.BulkLoader: when this process loaded nodes,
+// new nodes get ids from MaxID1 on, as the reference's node loader leaves
+// its id counter (nothing is sent); otherwise the first ADD_NODE asks the
+// server for the largest id.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
-	end := info.BeginStage("set node id allocator", 0)
-	defer end()
-	_, err := s.meta.UpdateOne(ctx, byID(nodeIDKey), bson.D{{Key: "$max", Value: bson.D{{Key: "last", Value: info.MaxID1 - 1}}}}, upsert)
-	if err != nil {
-		return fmt.Errorf("set the node id allocator: %w", classify(err))
+	if s.loadedNodes.Load() {
+		s.ids.atLeast(info.MaxID1)
 	}
 	return nil
 }

@@ -1,18 +1,17 @@
 // Package mongo is the MongoDB store, on the official mongo-driver v2.
 //
-// Nodes, links and counts live in three collections of one database. Every
-// document's _id is a fixed-width hexadecimal encoding of its key (node id;
-// id1, link_type, id2; id1, link_type), so point reads and writes are
-// single-document operations on the primary key on every MongoDB-protocol
-// server, string order equals numeric key order, and the uniqueness of
-// (id1, link_type, id2) is the primary key's. Adjacency lists use the
-// secondary index (id1, link_type, visibility, time desc, id2 desc).
+// By default it sends the server what the reference's store
+// (LinkStoreMongoDb2) sends, op by op: its documents and _id encodings
+// (ids.go), its commands, projections and sort, its transaction
+// boundaries (session.go), and a client and an explicit session per
+// requester (Session). testdata/reference_commands.txt is that stream,
+// pinned by TestCommandsAreTheReferences.
 //
-// Link writes have two consistency modes (mongo_transactions): with
-// multi-document transactions the link write and the count change commit
-// together; without, the link is changed by one atomic findOneAndUpdate
-// returning the previous document, and the visibility transition it reveals
-// is applied to the count document with an atomic $inc, so every transition
-// is counted exactly once and counts are exact once writers finish (see
-// docs/stores/mongo.md for what readers may see in between).
+// What the server cannot take is chosen from what it says it is, never
+// from the requester count, pacing or the driver's machine, and recorded
+// by Describe: without multi-document transactions (a standalone server,
+// FerretDB) the same commands run without them, as the reference's
+// skip_transactions; FerretDB v1 gets findAndModify without fields (not
+// implemented there) and lists sorted with their time ties by id2
+// descending (it sorts in memory, in no order for ties).
 package mongo

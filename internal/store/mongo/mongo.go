@@ -9,12 +9,15 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -38,42 +41,67 @@ func init() {
 		Name:    Name,
 		Aliases: []string{"com.facebook.LinkBench.LinkStoreMongoDb2", "com.facebook.LinkBench.LinkStoreMongoDbBasic", "mongo"},
 		Keys: []store.KeyDoc{
-			{Name: "mongo_transactions", Default: "auto", Doc: "auto, on or off: link write and count change in one multi-document transaction (on), or atomic single-document steps (off); auto is on when the server supports transactions"},
+			{Name: "mongo_transactions", Default: "auto", Doc: "auto, on or off: link writes, node writes and bulk loads each in one multi-document transaction, as the reference (on), or the same commands without transactions, as the reference's skip_transactions (off); auto is on when the server has multi-document transactions"},
 			{Name: "skip_transactions", Default: "false", Doc: "the reference's switch: true means mongo_transactions=off when that key is not set"},
-			{Name: "max_retries", Default: "10", Doc: "attempts of a link-write transaction that fails with a transient transaction error (on mode)"},
-			{Name: "check_count", Default: "false", Doc: "on mode: after every link write, recount the visible links of (id1, link_type) inside the transaction and fail if the count document disagrees (slow; for debugging)"},
-			{Name: "serialize_writes", Default: "auto", Doc: "auto, on or off: also serialise, inside this process, the link writes of one (id1, link_type) and node id allocation; auto is on for servers whose findAndModify and $inc are not atomic (FerretDB v1)"},
+			{Name: "check_count", Default: "false", Doc: "after every ADD_LINK and UPDATE_LINK, and every DELETE_LINK that changes a count, compare the count document with the visible links by two aggregations in the write's transaction, as the reference's check_count (slow; for debugging)"},
+			{Name: "serialize_writes", Default: "auto", Doc: "auto, on or off: also serialise, inside this process, the link writes of one (id1, link_type); auto is on for servers whose findAndModify and $inc are not atomic (FerretDB v1); the server sees the same commands"},
 			{Name: "auth_source", Default: "admin", Doc: "database that holds the user (host/port form; in url form use authSource=)"},
 			{Name: "tls", Default: "false", Doc: "connect with TLS (host/port form; in url form use tls=true)"},
 			{Name: "tls_ca_file", Doc: "CA certificate file (PEM) to verify the server with; implies tls"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
-		// One connection per worker.
-		FilesPerWorker: 1,
+		// A requester session's own client: its pool (sessionPool) and
+		// its monitor's connection.
+		FilesPerWorker: sessionPool + 1,
 	})
 }
 
-// Store is the MongoDB store.
+// Store is the MongoDB store. Open returns the store of the process,
+// whose client's pool serves every goroutine; Session returns a
+// requester's, with a client and an explicit session of its own, as each
+// requester of the reference has.
 type Store struct {
+	*shared
 	client                     *mongo.Client
 	db                         *mongo.Database
-	addr                       string // host:port list for messages
-	dbName                     string
-	names                      store.Tables
 	links, counts, nodes, meta *mongo.Collection
+	// sess is a requester session's explicit session: its link writes,
+	// node writes and transactions run on it, as the reference's do on
+	// the one session it opens per requester. nil in the process's store,
+	// whose transactions each take a session from the client's pool.
+	sess *mongo.Session
+	// base is, in a session, the process's client (nil in the process's
+	// store).
+	base *mongo.Client
+	// broken: the session could not be started; its operations fail until
+	// it is opened again.
+	broken bool
+}
 
-	txn        bool // link writes in multi-document transactions
+// shared is what a store and its sessions share.
+type shared struct {
+	addr   string // host:port list for messages
+	dbName string
+	names  store.Tables
+	// clientOptions returns the options of a new client with a pool of
+	// the given size (the monitor is set only by tests).
+	clientOptions func(pool uint64) *options.ClientOptions
+
+	txn        bool // multi-document transactions
 	txnMode    string
-	maxRetries int
 	checkCount bool
-	// serial, when set, serialises link writes per (id1, link_type) and
-	// node id allocation inside this process (serialize_writes).
+	// ferret: the server is FerretDB v1, which does not implement
+	// findAndModify's fields and sorts in memory (forms).
+	ferret bool
+	forms  string
+	// serial, when set, serialises link writes per (id1, link_type)
+	// inside this process (serialize_writes).
 	serial *stripes
-	// pointReads: read several id2s of a multiget by one _id lookup each,
-	// for servers that only index _id equality (FerretDB).
-	pointReads bool
-	server     string // "MongoDB 7.0.2" or "FerretDB v1.24.0"
-	logf       func(string, ...any)
+	server string // "MongoDB 7.0.2" or "FerretDB v1.24.0 (...)"
+	logf   func(string, ...any)
+
+	ids         nodeIDs
+	loadedNodes atomic.Bool // this process bulk-loaded nodes
 }
 
 // settings are what Open reads from the config.
@@ -141,23 +169,37 @@ func readSettings(p store.Props) (settings, error) {
 
 // Open connects, checks that the server answers and picks the consistency
 // mode.
-func Open(ctx context.Context, o store.Options) (*Store, error) {
+func Open(ctx context.Context, o store.Options) (*Store, error) { return open(ctx, o, nil) }
+
+// open is Open with a command monitor on every client (tests record what
+// the server is sent).
+func open(ctx context.Context, o store.Options, mon *event.CommandMonitor) (*Store, error) {
 	p := o.Props
 	st, err := readSettings(p)
 	if err != nil {
 		return nil, err
 	}
-	co := options.Client().ApplyURI(st.uri).
-		SetMaxPoolSize(uint64(max(o.Concurrency, 1) + 2)).
-		SetConnectTimeout(10 * time.Second).
-		SetServerSelectionTimeout(15 * time.Second).
-		SetAppName("linkbench")
-	if st.auth != nil {
-		co.SetAuth(*st.auth)
+	clientOptions := func(pool uint64) *options.ClientOptions {
+		co := options.Client().ApplyURI(st.uri).
+			SetMaxPoolSize(pool).
+			SetConnectTimeout(10 * time.Second).
+			SetServerSelectionTimeout(15 * time.Second).
+			// The reference's Java driver (3.11) polls the server every
+			// 10 s on a connection of its own; streaming would add one.
+			SetServerMonitoringMode(options.ServerMonitoringModePoll).
+			SetAppName("linkbench")
+		if st.auth != nil {
+			co.SetAuth(*st.auth)
+		}
+		if st.tlsCfg != nil {
+			co.SetTLSConfig(st.tlsCfg)
+		}
+		if mon != nil {
+			co.SetMonitor(mon)
+		}
+		return co
 	}
-	if st.tlsCfg != nil {
-		co.SetTLSConfig(st.tlsCfg)
-	}
+	co := clientOptions(uint64(max(o.Concurrency, 1) + 2))
 	if err := co.Validate(); err != nil {
 		return nil, fmt.Errorf("MongoDB connection settings: %s", redact(err.Error()))
 	}
@@ -165,7 +207,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("MongoDB connection settings: %s", redact(err.Error()))
 	}
-	s := &Store{client: client, addr: st.addr, dbName: st.dbName, names: store.TableNames(p), logf: o.Logf}
+	sh := &shared{addr: st.addr, dbName: st.dbName, names: store.TableNames(p), clientOptions: clientOptions, logf: o.Logf}
+	s := &Store{shared: sh}
+	s.bind(client)
 	if err := validNames(p, st.dbName, s.names); err != nil {
 		client.Disconnect(context.Background())
 		return nil, err
@@ -173,11 +217,6 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
-	s.db = client.Database(st.dbName)
-	s.links = s.db.Collection(s.names.Link)
-	s.counts = s.db.Collection(s.names.Count)
-	s.nodes = s.db.Collection(s.names.Node)
-	s.meta = s.db.Collection(store.MetaTable)
 	fail := func(err error) (*Store, error) {
 		client.Disconnect(context.Background())
 		return nil, err
@@ -188,11 +227,13 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return fail(s.connectError(err, st.user))
 	}
-	if s.maxRetries, err = intKey(p, "max_retries", 10); err != nil {
-		return fail(err)
-	}
 	if s.checkCount, err = store.Bool(p, "check_count", false); err != nil {
 		return fail(err)
+	}
+	if _, ok := p.Get("max_retries"); ok {
+		// The reference's store retried a transient error itself, up to
+		// max_retries attempts 20 ms x n apart; here the run retries it.
+		s.logf("mongodb: max_retries (%s) is the reference's key and is not read: transient errors are retried by the run, up to retry_attempts", p.Where("max_retries"))
 	}
 	if err := s.pickMode(p, hello); err != nil {
 		return fail(err)
@@ -200,7 +241,21 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err := s.pickSerial(p); err != nil {
 		return fail(err)
 	}
+	s.forms = "reference"
+	if s.ferret {
+		s.forms = "FerretDB: findAndModify without fields (FerretDB v1 does not implement it), lists sorted {time: -1, id2: -1} (FerretDB sorts in memory, so time ties would come in no order)"
+	}
 	return s, nil
+}
+
+// bind makes client the store's.
+func (s *Store) bind(client *mongo.Client) {
+	s.client = client
+	s.db = client.Database(s.dbName)
+	s.links = s.db.Collection(s.names.Link)
+	s.counts = s.db.Collection(s.names.Count)
+	s.nodes = s.db.Collection(s.names.Node)
+	s.meta = s.db.Collection(store.MetaTable)
 }
 
 // validNames checks the database and collection names against MongoDB's
@@ -216,17 +271,6 @@ func validNames(p store.Props, db string, t store.Tables) error {
 		}
 	}
 	return nil
-}
-
-func intKey(p store.Props, key string, def int64) (int, error) {
-	n, err := store.Int(p, key, def)
-	if err != nil {
-		return 0, err
-	}
-	if n < 1 {
-		return 0, fmt.Errorf("%s (%s): %d must be at least 1", key, p.Where(key), n)
-	}
-	return int(n), nil
 }
 
 // helloInfo is what the server says about itself.
@@ -258,7 +302,7 @@ func (s *Store) hello(ctx context.Context) (helloInfo, error) {
 	s.server = "MongoDB " + bi.Version
 	if bi.Ferret != "" {
 		s.server = "FerretDB " + bi.Ferret + " (MongoDB " + bi.Version + " protocol)"
-		s.pointReads = true
+		s.ferret = true
 	}
 	info := helloInfo{topology: "standalone"}
 	switch {
@@ -291,24 +335,23 @@ func (s *Store) pickMode(p store.Props, h helloInfo) error {
 	switch mode {
 	case "auto":
 		s.txn = h.transactions
+		s.txnMode = "on (multi-document transactions, as the reference)"
+		if !s.txn {
+			s.txnMode = fmt.Sprintf("off (%s, %s, has no multi-document transactions: the reference's commands without them, as its skip_transactions)", s.server, h.topology)
+		}
+		return nil
 	case "on", "true":
 		if !h.transactions {
 			return fmt.Errorf("mongo_transactions (%s) is on, but %s at %s (%s) has no multi-document transactions (they need a replica set or a sharded cluster); set mongo_transactions=off or auto",
 				p.Where("mongo_transactions"), s.server, s.addr, h.topology)
 		}
 		s.txn = true
+		s.txnMode = "on (multi-document transactions, as the reference)"
 	case "off", "false":
 		s.txn = false
+		s.txnMode = "off (set: the reference's commands without transactions, as its skip_transactions)"
 	default:
 		return fmt.Errorf("mongo_transactions (%s): %q is not auto, on or off", p.Where("mongo_transactions"), mode)
-	}
-	s.txnMode = "off (atomic single-document writes, $inc on counts)"
-	if s.txn {
-		s.txnMode = "on (multi-document transactions)"
-	}
-	if s.checkCount && !s.txn {
-		s.logf("mongodb: check_count needs transactions (mongo_transactions=on); ignored")
-		s.checkCount = false
 	}
 	return nil
 }
@@ -316,13 +359,14 @@ func (s *Store) pickMode(p store.Props, h helloInfo) error {
 // pickSerial resolves serialize_writes. FerretDB v1 runs findAndModify and
 // update as a read followed by a write of the whole document, so two
 // concurrent writers of one document can both see the same previous state
-// or lose an $inc; the off mode's counting needs those steps atomic.
+// or lose an $inc. Serialising the writers of one (id1, link_type) in the
+// driver changes when commands are sent, not which.
 func (s *Store) pickSerial(p store.Props) error {
 	v := strings.ToLower(store.String(p, "serialize_writes", "auto"))
 	on := false
 	switch v {
 	case "auto":
-		on = s.pointReads && !s.txn
+		on = s.ferret && !s.txn
 	case "on", "true":
 		on = true
 	case "off", "false":
@@ -331,15 +375,13 @@ func (s *Store) pickSerial(p store.Props) error {
 	}
 	if on {
 		s.serial = &stripes{}
-		s.txnMode += "; writes of one (id1, link_type) serialised in the driver"
 	}
 	return nil
 }
 
 // stripes is a fixed set of mutexes picked by key hash.
 type stripes struct {
-	mu    [1024]sync.Mutex
-	alloc sync.Mutex
+	mu [1024]sync.Mutex
 }
 
 func (st *stripes) lock(id1, lt int64) *sync.Mutex {
@@ -371,23 +413,28 @@ func (s *Store) connectError(err error, user string) error {
 // Error codes of the server that matter here.
 const (
 	codeDuplicateKey     = 11000
-	codeWriteConflict    = 112
-	codeNoSuchTxn        = 251
 	codeNamespaceMissing = 26
 )
 
-// classify maps driver errors to the graph error kinds.
+// retryCodes are the error codes the reference's store retries (besides
+// any error labelled TransientTransactionError): LockTimeout, LockBusy,
+// WriteConflict, ConflictingOperationInProgress, TooManyLocks,
+// TransactionTooOld, AtomicityFailure, SnapshotTooOld,
+// SnapshotUnavailable, NoSuchTransaction.
+var retryCodes = []int{24, 46, 112, 117, 208, 225, 226, 239, 246, 251}
+
+// classify maps driver errors to the graph error kinds. Transient are the
+// errors the reference's store retries; a duplicate key is not one.
 func classify(err error) error {
 	if err == nil {
 		return nil
 	}
 	var se mongo.ServerError
 	if errors.As(err, &se) {
-		switch {
-		case se.HasErrorLabel("TransientTransactionError"), se.HasErrorCode(codeWriteConflict), se.HasErrorCode(codeNoSuchTxn),
-			se.HasErrorCode(codeDuplicateKey): // two upserts of one new _id raced; the retry finds it
+		if se.HasErrorLabel("TransientTransactionError") || slices.ContainsFunc(retryCodes, se.HasErrorCode) {
 			return graph.Transient(err)
-		case se.HasErrorCode(codeNamespaceMissing):
+		}
+		if se.HasErrorCode(codeNamespaceMissing) {
 			return graph.Schema(fmt.Errorf("%v; run `linkbench init` to create the collections", err))
 		}
 	}
@@ -404,17 +451,30 @@ func (s *Store) Ping(ctx context.Context) error { return classify(s.client.Ping(
 // Addr implements store.Addresser.
 func (s *Store) Addr() string { return s.addr }
 
-// Close implements store.Store.
+// Close implements store.Store; a session's closes its session and its
+// client, as the reference's requester closes its store.
 func (s *Store) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if s.base != nil {
+		return s.closeSession(ctx)
+	}
 	return s.client.Disconnect(ctx)
 }
 
-// Describe implements store.Describer: the server and the consistency mode
-// in force, which the results record.
+// Describe implements store.Describer: the server and what, of the
+// reference's commands, it is sent (chosen from what it can do), which
+// the results record.
 func (s *Store) Describe(ctx context.Context) (store.Description, error) {
-	return store.Description{Version: s.server, Settings: map[string]string{"mongo_transactions": s.txnMode}}, nil
+	serial := "off"
+	if s.serial != nil {
+		serial = "on (link writes of one (id1, link_type) serialised in this process)"
+	}
+	return store.Description{Version: s.server, Settings: map[string]string{
+		"mongo_transactions": s.txnMode,
+		"mongo_commands":     s.forms,
+		"serialize_writes":   serial,
+	}}, nil
 }
 
 // Servers implements store.ServerLocator with the pid that serverStatus
@@ -432,7 +492,7 @@ func (s *Store) Servers(ctx context.Context) ([]store.ServerInfo, error) {
 	return []store.ServerInfo{info}, nil
 }
 
-// Mode is the consistency mode in force: "on" or "off".
+// Mode is the transaction mode in force: "on" or "off".
 func (s *Store) Mode() string {
 	if s.txn {
 		return "on"

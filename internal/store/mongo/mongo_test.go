@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
@@ -26,13 +27,16 @@ func testURL(t testing.TB) string { return storetest.ServerURL(t, storetest.Mong
 var dbSeq atomic.Int64
 
 // fresh opens the store on a new database that is dropped afterwards.
-func fresh(t *testing.T, extra store.MapProps) *Store {
+func fresh(t *testing.T, extra store.MapProps) *Store { return freshWith(t, extra, nil) }
+
+// freshWith is fresh with a command monitor on the store's clients.
+func freshWith(t *testing.T, extra store.MapProps, mon *event.CommandMonitor) *Store {
 	t.Helper()
 	props := store.MapProps{"url": testURL(t), "dbid": fmt.Sprintf("lbtest_%d_%d", os.Getpid(), dbSeq.Add(1))}
 	for k, v := range extra {
 		props[k] = v
 	}
-	s, err := Open(context.Background(), store.Options{Props: props, Concurrency: 8})
+	s, err := open(context.Background(), store.Options{Props: props, Concurrency: 8}, mon)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,29 +47,35 @@ func fresh(t *testing.T, extra store.MapProps) *Store {
 	return s
 }
 
-func TestConformanceWithoutTransactions(t *testing.T) {
+// TestConformance runs the suite on the default settings: on FerretDB,
+// which has no multi-document transactions, the reference's commands
+// without them.
+func TestConformance(t *testing.T) {
 	storetest.RunWith(t, func(t *testing.T) store.Store {
-		s := fresh(t, store.MapProps{"mongo_transactions": "off"})
-		if s.Mode() != "off" {
-			t.Fatalf("mode %s", s.Mode())
-		}
+		s := fresh(t, nil)
 		if err := s.Init(context.Background(), false); err != nil {
 			t.Fatal(err)
 		}
 		return s
-	}, storetest.Options{ResumeStride: 10}) // FerretDB's point reads scan
+	}, storetest.Options{ResumeStride: 25, Ops: 100}) // FerretDB reads every document of a collection for each command on it
 }
 
-func TestKeysSortAsNumbers(t *testing.T) {
+// TestKeysAreTheReferences: the _id of a link is link_type, id1, id2 and
+// of a count id1, link_type, 8 bytes each, big-endian, as the reference's
+// store builds them; for non-negative ids, byte order is numeric order.
+func TestKeysAreTheReferences(t *testing.T) {
+	if got := fmt.Sprintf("%x", linkID(1, 123456789, 2).Data); got != "00000000075bcd15"+"0000000000000001"+"0000000000000002" {
+		t.Fatalf("linkID = %s", got)
+	}
+	if got := fmt.Sprintf("%x", countID(1, 123456789).Data); got != "0000000000000001"+"00000000075bcd15" {
+		t.Fatalf("countID = %s", got)
+	}
 	ids := []int64{0, 1, 15, 16, 255, 256, 1 << 40, 1<<62 + 3}
 	for i := 1; i < len(ids); i++ {
 		a, b := ids[i-1], ids[i]
-		if nodeKey(a) >= nodeKey(b) || linkKey(a, 1, b) >= linkKey(b, 1, a) || countKey(1, a) >= countKey(1, b) || linkKey(1, 1, a) >= linkKey(1, 1, b) {
-			t.Fatalf("keys of %d and %d out of order", a, b)
+		if string(countID(a, 1).Data) >= string(countID(b, 1).Data) || string(countID(1, a).Data) >= string(countID(1, b).Data) {
+			t.Fatalf("count keys of %d and %d out of order", a, b)
 		}
-	}
-	if got := linkKey(1, 123456789, 2); got != "0000000000000001"+"00000000075bcd15"+"0000000000000002" {
-		t.Fatalf("linkKey = %s", got)
 	}
 }
 
@@ -94,6 +104,13 @@ func TestModeAndSchemaErrors(t *testing.T) {
 	}
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatalf("init over an existing database: %v", err)
+	}
+	// A database of an older linkbench (hex string _ids) is refused.
+	if _, err := s.links.InsertOne(ctx, bson.D{{Key: "_id", Value: "0000000000000001"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckSchema(ctx); err == nil || !strings.Contains(err.Error(), "load --truncate") || !strings.Contains(err.Error(), "string") {
+		t.Fatalf("old layout: %v", err)
 	}
 	// The reference's switch still works.
 	if s2 := fresh(t, store.MapProps{"skip_transactions": "true"}); s2.Mode() != "off" {
@@ -145,30 +162,33 @@ func TestConnectionErrors(t *testing.T) {
 	}
 }
 
-// TestCountDocumentsMayDipBelowZero pins the off mode's documented
-// behaviour: a hide applied before the add it undoes leaves the count
-// document at -1 for a moment; readers see 0 and the add brings it back.
-func TestCountDocumentsMayDipBelowZero(t *testing.T) {
+// TestCountDocumentMayGoBelowZero pins the reference's delete: hiding a
+// visible link decrements the count document even where the stored count
+// disagreed (here 0), so the document goes to -1; COUNT_LINK reads 0.
+func TestCountDocumentMayGoBelowZero(t *testing.T) {
 	ctx := context.Background()
-	s := fresh(t, store.MapProps{"mongo_transactions": "off"})
+	s := fresh(t, nil)
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.bumpCount(ctx, 7, graph.DefaultLinkType, -1); err != nil {
+	if err := s.LoadCounts(ctx, []graph.Count{{ID1: 7, LinkType: graph.DefaultLinkType, Count: 0, Time: 1, Version: 3}}); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.LoadLinks(ctx, []graph.Link{{ID1: 7, LinkType: graph.DefaultLinkType, ID2: 8, Visibility: 1, Time: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.DeleteLink(ctx, 7, graph.DefaultLinkType, 8, false); err != nil || !ok {
+		t.Fatalf("DeleteLink: %v %v", ok, err)
 	}
 	if c, err := s.CountLinks(ctx, 7, graph.DefaultLinkType); err != nil || c != 0 {
 		t.Fatalf("count %d %v, want 0", c, err)
 	}
-	if err := s.bumpCount(ctx, 7, graph.DefaultLinkType, 1); err != nil {
-		t.Fatal(err)
-	}
 	var d bson.M
-	if err := s.counts.FindOne(ctx, byID(countKey(7, graph.DefaultLinkType))).Decode(&d); err != nil {
+	if err := s.counts.FindOne(ctx, byID(countID(7, graph.DefaultLinkType))).Decode(&d); err != nil {
 		t.Fatal(err)
 	}
-	if d["count"] != int64(0) || d["version"] != int64(2) {
-		t.Fatalf("count document %v", d)
+	if d["count"] != int64(-1) || d["version"] != int64(4) {
+		t.Fatalf("count document %v, want count -1 and version 4", d)
 	}
 }
 
@@ -254,4 +274,27 @@ func TestFerretScriptRestartsOnOldData(t *testing.T) {
 		t.Fatalf("connect after the restart: %v", err)
 	}
 	s.Close()
+}
+
+// TestCheckCount: check_count compares the count document with the
+// visible links after a link write, as the reference's, and fails the
+// write when they differ.
+func TestCheckCount(t *testing.T) {
+	ctx := context.Background()
+	s := fresh(t, store.MapProps{"check_count": "true"})
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	lt := graph.DefaultLinkType
+	l := graph.Link{ID1: 3, LinkType: lt, ID2: 4, Visibility: 1, Time: 1, Version: 1}
+	if _, err := s.AddLink(ctx, &l); err != nil {
+		t.Fatalf("consistent write: %v", err)
+	}
+	if err := s.LoadLinks(ctx, []graph.Link{{ID1: 3, LinkType: lt, ID2: 5, Visibility: 1, Time: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	l.Data = []byte("x")
+	if _, err := s.AddLink(ctx, &l); err == nil || !strings.Contains(err.Error(), "check_count: 2 visible links of (3, 123456789) but the count documents say 1") {
+		t.Fatalf("write over a wrong count: %v", err)
+	}
 }

@@ -221,16 +221,9 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	if serverKind(v) == "TiDB" {
 		d.Settings["engine"] = "TiDB (its own storage; mysql_engine does not apply)"
 	}
-	proc := strings.Trim(s.writeProc(), "`")
-	switch st, err := s.prepared(ctx); {
-	case err == nil && s.callsProc(st):
-		d.Settings["link_writes"] = "CALL " + proc
-	case s.useProc && s.kind != "TiDB":
-		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five); the procedure " + proc + " is missing or from an older linkbench (`linkbench init` replaces it)"
-	case s.autoStmts != "":
-		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five); " + s.autoStmts
-	default:
-		d.Settings["link_writes"] = "client transaction (the reference's statements, up to five)"
+	d.Settings[store.LinkWritesKey] = "reference"
+	if s.useProc {
+		d.Settings[store.LinkWritesKey] = "routine (CALL " + strings.Trim(s.writeProc(), "`") + ")"
 	}
 	for _, k := range []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "rocksdb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "log_bin", "transaction_isolation", "tidb_txn_mode"} {
 		var val sql.NullString

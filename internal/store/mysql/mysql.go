@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -33,7 +32,7 @@ func init() {
 			{Name: "mysql_partitions", Default: "0", Doc: "PARTITION BY KEY(id1) PARTITIONS n on linktable (0 = none)"},
 			{Name: "tls", Doc: "go-sql-driver tls setting: true, skip-verify, preferred or a registered name"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "mysql_write_procedure", Default: "auto", Doc: "true: link writes in one CALL of the stored procedure linkbench_write_<linktable> (made by init); false: the reference's statements from the client, one transaction on a connection with autocommit off; auto: false for a request phase run alone and flat out with up to 8 requesters per CPU (blocking connections), else true"},
+			{Name: store.LinkWritesKey, Default: "reference", Doc: store.LinkWritesDoc + " (here: the stored procedure linkbench_write_<linktable>; not on TiDB)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
 		// Three pools (reads, writes, loads) of one connection per worker.
@@ -49,8 +48,7 @@ type Store struct {
 	engine     string
 	partitions int64
 	kind       string // "MySQL", "MariaDB" or "TiDB", from the version string
-	useProc    bool   // mysql_write_procedure resolved
-	autoStmts  string // why mysql_write_procedure = auto chose the statements, or ""
+	useProc    bool   // link_writes = routine: link writes in one CALL of the procedure
 	socks      *sockets
 	t          store.Tables
 	deferIndex bool
@@ -166,18 +164,14 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	useProc, auto, err := store.AutoBool(p, "mysql_write_procedure")
+	if err := store.Removed(p, "mysql_write_procedure", "link writes go as the reference's statements, whatever the requesters; link_writes = routine calls the procedure instead"); err != nil {
+		return nil, err
+	}
+	useProc, err := store.LinkWrites(p)
 	if err != nil {
 		return nil, err
 	}
-	autoStmts := ""
-	if auto {
-		useProc = !netconn.FlatOutBlocking(mode, o.Concurrency, o.Requests, o.FlatOut)
-		if !useProc {
-			autoStmts = fmt.Sprintf("mysql_write_procedure = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
-		}
-	}
-	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, autoStmts: autoStmts, release: func() {}, cfg: cfg, logf: o.Logf,
+	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}, cfg: cfg, logf: o.Logf,
 		socks: &sockets{}, st: &stmts{}, noInfile: &atomic.Bool{}}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
@@ -186,9 +180,10 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	// Each user waits on one connection at a time (a session holds one of
 	// each pool but runs one statement at a time).
 	s.release = mode.Reserve(n, o.Concurrency)
-	open := func(params map[string]string, interpolate bool) (*sql.DB, error) {
+	open := func(params map[string]string, interpolate, foundRows bool) (*sql.DB, error) {
 		c := cfg.Clone()
 		c.InterpolateParams = interpolate
+		c.ClientFoundRows = foundRows
 		own := make(map[string]string, len(c.Params)+len(params))
 		for k, v := range c.Params {
 			own[k] = v
@@ -209,18 +204,17 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		db.SetConnMaxLifetime(time.Hour)
 		return db, nil
 	}
-	if s.r, err = open(nil, false); err != nil {
+	// The reads, the node writes and the rest run on r, the link writes on
+	// w, as the reference's two connections per requester. Neither sets an
+	// isolation level: the server's applies, as it does to the reference's.
+	// An UPDATE on w reports the rows it changed (the reference's driver
+	// asks for that, useAffectedRows); one on r those it matched, which is
+	// what UPDATE_NODE reports.
+	if s.r, err = open(nil, false, true); err != nil {
 		return nil, err
 	}
-	// MySQL 8 names the variable transaction_isolation, MariaDB 10.11 tx_isolation.
-	if s.w, err = open(map[string]string{"transaction_isolation": "'READ-COMMITTED'"}, false); err != nil {
+	if s.w, err = open(nil, false, false); err != nil {
 		return nil, err
-	}
-	if perr := s.w.PingContext(ctx); perr != nil && strings.Contains(perr.Error(), "transaction_isolation") {
-		s.w.Close()
-		if s.w, err = open(map[string]string{"tx_isolation": "'READ-COMMITTED'"}, false); err != nil {
-			return nil, err
-		}
 	}
 	loadParams := map[string]string{"unique_checks": "0"}
 	if noBinlog {
@@ -228,7 +222,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	}
 	// Bulk inserts are sent as text: one round trip per statement instead
 	// of prepare, execute and close of a statement used once.
-	if s.load, err = open(loadParams, true); err != nil {
+	if s.load, err = open(loadParams, true, true); err != nil {
 		return nil, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/storetest"
+	"github.com/linkbench/linkbench/internal/store/storetest/wiretap"
 )
 
 // testURL is the throwaway server of scripts/mariadb.sh. Under CI=true a
@@ -62,12 +63,12 @@ func fresh(t *testing.T, engine string, props ...string) *Store {
 
 func TestConformance(t *testing.T) {
 	for _, engine := range []string{"innodb", "rocksdb"} {
-		// Link writes by the stored procedure (the default) and by
-		// statements from the client.
-		for _, proc := range []string{"true", "false"} {
-			t.Run(engine+"/procedure="+proc, func(t *testing.T) {
+		// Link writes as the reference's statements (the default) and by
+		// the stored procedure.
+		for _, mode := range []string{"reference", "routine"} {
+			t.Run(engine+"/"+mode, func(t *testing.T) {
 				storetest.Run(t, func(t *testing.T) store.Store {
-					s := fresh(t, engine, "mysql_write_procedure", proc)
+					s := fresh(t, engine, "link_writes", mode)
 					if err := s.Init(context.Background(), false); err != nil {
 						t.Fatal(err)
 					}
@@ -177,51 +178,21 @@ func linkWrites(t *testing.T, s *Store) string {
 	return d.Settings["link_writes"]
 }
 
-// TestLinkWritesByProcedure: init creates the procedure and link writes
-// use it; without it (a schema made by another tool) or with
-// mysql_write_procedure = false they are statements from the client.
-func TestLinkWritesByProcedure(t *testing.T) {
+// TestLinkWritesByTheKeyAlone: link writes go as the reference's
+// statements at any number of requesters, paced or flat out, in a request
+// phase or beside a load; link_writes = routine calls the procedure,
+// which init creates then; without it (a schema made by another tool, an
+// older linkbench) routine fails naming the fix rather than send other
+// statements; a bad value, and the key that chose before, are refused
+// before connecting.
+func TestLinkWritesByTheKeyAlone(t *testing.T) {
 	ctx := context.Background()
-	s := fresh(t, "innodb")
-	if err := s.Init(ctx, false); err != nil {
-		t.Fatal(err)
+	for k, v := range map[string]string{"link_writes": "auto", "mysql_write_procedure": "true"} {
+		_, err := Open(ctx, store.Options{Props: store.MapProps{"url": "mysql://u@127.0.0.1:1/x", k: v}})
+		if err == nil || !strings.Contains(err.Error(), k) || !strings.Contains(err.Error(), "routine") {
+			t.Errorf("%s = %s: %v", k, v, err)
+		}
 	}
-	if got := linkWrites(t, s); got != "CALL linkbench_write_linktable" {
-		t.Fatalf("link_writes = %q, want the procedure", got)
-	}
-	if _, err := s.w.Exec("DROP PROCEDURE " + s.writeProc()); err != nil {
-		t.Fatal(err)
-	}
-	s.st.close()
-	if got := linkWrites(t, s); !strings.HasPrefix(got, "client transaction") {
-		t.Fatalf("link_writes without the procedure = %q", got)
-	}
-	if res, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("x")}); err != nil || res != graph.Inserted {
-		t.Fatalf("AddLink without the procedure = %v, %v", res, err)
-	}
-
-	off := fresh(t, "innodb", "mysql_write_procedure", "false")
-	if err := off.Init(ctx, false); err != nil {
-		t.Fatal(err)
-	}
-	if got := linkWrites(t, off); !strings.HasPrefix(got, "client transaction") {
-		t.Fatalf("link_writes with mysql_write_procedure=false = %q", got)
-	}
-}
-
-// TestWriteProcedureAuto: mysql_write_procedure = auto sends the
-// statements for a request phase run alone and flat out on blocking
-// connections (netconn.FlatOutBlocking has the cases), keeps the
-// procedure elsewhere, and a bad value is refused before connecting.
-func TestWriteProcedureAuto(t *testing.T) {
-	perCPU := runtime.NumCPU()
-	if _, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": "mysql://u@127.0.0.1:1/x", "mysql_write_procedure": "maybe"}}); err == nil || !strings.Contains(err.Error(), "use auto, true or false") || !strings.Contains(err.Error(), "mysql_write_procedure") {
-		t.Errorf("a bad value: %v", err)
-	}
-
-	// Opened as such a request phase, a store with the procedure in its
-	// schema still sends the statements, and its description says why.
-	ctx := context.Background()
 	made := fresh(t, "innodb")
 	if err := made.Init(ctx, false); err != nil {
 		t.Fatal(err)
@@ -231,25 +202,34 @@ func TestWriteProcedureAuto(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.Path = "/" + made.db
-	s, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String()}, Concurrency: 8 * perCPU, Requests: true, FlatOut: true})
-	if err != nil {
+	for _, o := range []store.Options{{Concurrency: 1, Requests: true}, {Concurrency: 2}, {Concurrency: 16 * runtime.NumCPU(), Requests: true}, {Concurrency: 64}} {
+		o.Props = store.MapProps{"url": u.String()}
+		s, err := Open(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := linkWrites(t, s); got != "reference" {
+			t.Errorf("link_writes at %d requesters (request phase %v) = %q, want reference", o.Concurrency, o.Requests, got)
+		}
+		s.Close()
+	}
+	if res, err := made.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("x")}); err != nil || res != graph.Inserted {
+		t.Fatalf("AddLink = %v, %v", res, err)
+	}
+
+	routine := fresh(t, "innodb", "link_writes", "routine")
+	if err := routine.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	if got := linkWrites(t, s); !strings.HasPrefix(got, "client transaction") || !strings.Contains(got, "mysql_write_procedure = auto chose them") {
-		t.Fatalf("link_writes at %d requesters flat out = %q", 8*perCPU, got)
+	if got := linkWrites(t, routine); got != "routine (CALL linkbench_write_linktable)" {
+		t.Fatalf("link_writes = %q, want the procedure", got)
 	}
-	if res, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1, Data: []byte("x")}); err != nil || res != graph.Inserted {
-		t.Fatalf("AddLink by the statements = %v, %v", res, err)
-	}
-	// Paced, the same requesters call the procedure.
-	paced, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String()}, Concurrency: 8 * perCPU, Requests: true})
-	if err != nil {
+	if _, err := routine.w.Exec("DROP PROCEDURE " + routine.writeProc()); err != nil {
 		t.Fatal(err)
 	}
-	defer paced.Close()
-	if got := linkWrites(t, paced); strings.HasPrefix(got, "client transaction") {
-		t.Fatalf("link_writes at %d requesters paced = %q", 8*perCPU, got)
+	routine.st.close()
+	if _, err := routine.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); !errors.Is(err, graph.ErrSchema) || !strings.Contains(err.Error(), "link_writes=routine") {
+		t.Fatalf("AddLink without the procedure: %v, want a schema error naming init", err)
 	}
 }
 
@@ -259,7 +239,7 @@ func TestWriteProcedureAuto(t *testing.T) {
 // with it would report Unchanged and keep the old bytes.
 func TestProcedureComparesDataAsBytes(t *testing.T) {
 	ctx := context.Background()
-	s := fresh(t, "innodb")
+	s := fresh(t, "innodb", "link_writes", "routine")
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -280,9 +260,9 @@ func TestProcedureComparesDataAsBytes(t *testing.T) {
 	}
 }
 
-// openAs opens another client on db, as user (nil: the test URL's user);
-// it is closed when the test ends.
-func openAs(t *testing.T, db string, user *url.Userinfo) *Store {
+// openAs opens another client on db, as user (nil: the test URL's user),
+// with props (key, value pairs); it is closed when the test ends.
+func openAs(t *testing.T, db string, user *url.Userinfo, props ...string) *Store {
 	t.Helper()
 	u, err := url.Parse(testURL(t))
 	if err != nil {
@@ -292,7 +272,11 @@ func openAs(t *testing.T, db string, user *url.Userinfo) *Store {
 		u.User = user
 	}
 	u.Path = "/" + db
-	s, err := Open(context.Background(), store.Options{Props: store.MapProps{"url": u.String()}})
+	p := store.MapProps{"url": u.String()}
+	for i := 0; i+1 < len(props); i += 2 {
+		p[props[i]] = props[i+1]
+	}
+	s, err := Open(context.Background(), store.Options{Props: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,10 +284,11 @@ func openAs(t *testing.T, db string, user *url.Userinfo) *Store {
 	return s
 }
 
-// withOneLink is an initialised InnoDB store holding the link 1/1/2.
+// withOneLink is an initialised InnoDB store with the procedure
+// (link_writes = routine) holding the link 1/1/2.
 func withOneLink(t *testing.T) *Store {
 	t.Helper()
-	s := fresh(t, "innodb")
+	s := fresh(t, "innodb", "link_writes", "routine")
 	if err := s.Init(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +299,8 @@ func withOneLink(t *testing.T) *Store {
 }
 
 // TestInitWithoutRoutinePrivilege: a user who may not create routines
-// still loads and runs, with link writes sent from the client.
+// still loads and runs with the reference's statements, and a run that
+// asks for the procedure is told what is missing.
 func TestInitWithoutRoutinePrivilege(t *testing.T) {
 	ctx := context.Background()
 	admin := fresh(t, "innodb")
@@ -328,14 +314,15 @@ func TestInitWithoutRoutinePrivilege(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { admin.w.Exec("DROP USER '" + user + "'@'127.0.0.1'") })
-	s := openAs(t, admin.db, url.UserPassword(user, "pw"))
+	s := openAs(t, admin.db, url.UserPassword(user, "pw"), "link_writes", "routine")
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatalf("init without CREATE ROUTINE: %v", err)
 	}
-	if got := linkWrites(t, s); !strings.HasPrefix(got, "client transaction") {
-		t.Fatalf("link_writes = %q", got)
+	if _, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); !errors.Is(err, graph.ErrSchema) || !strings.Contains(err.Error(), "privilege") {
+		t.Fatalf("AddLink with link_writes = routine and no procedure: %v", err)
 	}
-	if res, err := s.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); err != nil || res != graph.Inserted {
+	ref := openAs(t, admin.db, url.UserPassword(user, "pw"))
+	if res, err := ref.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: 1}); err != nil || res != graph.Inserted {
 		t.Fatalf("AddLink = %v, %v", res, err)
 	}
 }
@@ -348,7 +335,7 @@ func TestInitWithoutRoutinePrivilege(t *testing.T) {
 func TestProcedureLockTimeoutRollsBack(t *testing.T) {
 	ctx := context.Background()
 	s := withOneLink(t)
-	if got := linkWrites(t, s); !strings.HasPrefix(got, "CALL") {
+	if got := linkWrites(t, s); !strings.HasPrefix(got, "routine (CALL") {
 		t.Fatalf("link_writes = %q", got)
 	}
 	// One write connection, with a 1 s lock wait timeout.
@@ -591,7 +578,7 @@ func TestListReadsTheCoveringIndex(t *testing.T) {
 // send.
 func TestProcedureRunsTheReferenceStatements(t *testing.T) {
 	ctx := context.Background()
-	s := fresh(t, "innodb")
+	s := fresh(t, "innodb", "link_writes", "routine")
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -661,19 +648,20 @@ func TestProcedureRunsTheReferenceStatements(t *testing.T) {
 	}
 }
 
-// TestLinkWritesLockOnlyTheirRow: a link write locks its own link row,
-// not its neighbours in the list. MariaDB plans the link UPDATE and DELETE
-// on a small table as a range over id1_type (every column of linktable is
-// in that index), and MyRocks then locks every row of the (id1, link_type)
-// list it reads. Without deadlock detection (MyRocks' default) writers of
-// one list then wait out lock timeouts for one another: the concurrent
-// conformance test took minutes and failed with 1205 after its retries.
+// TestLinkWritesLockOnlyTheirRow: the procedure's link write (link_writes
+// = routine) locks its own link row, not its neighbours in the list.
+// MariaDB plans the link UPDATE and DELETE on a small table as a range
+// over id1_type (every column of linktable is in that index), and MyRocks
+// then locks every row of the (id1, link_type) list it reads. Without
+// deadlock detection (MyRocks' default) writers of one list then wait out
+// lock timeouts for one another. The procedure names the primary key; the
+// reference's statements name none, and are sent as they are.
 func TestLinkWritesLockOnlyTheirRow(t *testing.T) {
 	ctx := context.Background()
 	for _, engine := range []string{"innodb", "rocksdb"} {
-		for _, proc := range []string{"true", "false"} {
-			t.Run(engine+"/procedure="+proc, func(t *testing.T) {
-				s := fresh(t, engine, "mysql_write_procedure", proc)
+		{
+			t.Run(engine+"/routine", func(t *testing.T) {
+				s := fresh(t, engine, "link_writes", "routine")
 				if err := s.Init(ctx, false); err != nil {
 					t.Fatal(err)
 				}
@@ -861,4 +849,44 @@ func TestIndexBuildProgress(t *testing.T) {
 	}
 	said := storetest.IndexBuildProgress(t, s, 100000)
 	t.Logf("last answer: %+v", said[len(said)-1])
+}
+
+// TestSendsTheReferencesStatements: every request sends the server the
+// statements the reference's MySQL store sends, on the same of its two
+// connections, in the same transactions (autocommit off, no BEGIN), with
+// the same errors and rollbacks (wiretap.RefPaths). InnoDB reports an
+// identical rewrite as no row changed, which the reference rolls back;
+// MyRocks reports the row.
+func TestSendsTheReferencesStatements(t *testing.T) {
+	for _, engine := range []string{"innodb", "rocksdb"} {
+		t.Run(engine, func(t *testing.T) {
+			base, err := url.Parse(testURL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := wiretap.Start(wiretap.MySQL, base.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(p.Close) // after the store's cleanup, which runs first
+			made := fresh(t, engine)
+			ctx := context.Background()
+			if err := made.Init(ctx, false); err != nil {
+				t.Fatal(err)
+			}
+			u := *base
+			u.Host, u.Path = p.Addr(), "/"+made.db
+			s, err := Open(ctx, store.Options{Props: store.MapProps{"url": u.String()}, Concurrency: 1, Requests: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			node, err := s.AddNode(ctx, &graph.Node{Type: graph.NodeType, Version: 1, Time: 1, Data: []byte("n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Take()
+			wiretap.CheckRefPaths(t, p, s, wiretap.Dialect{Dup: "1062", Matched: engine == "rocksdb"}, node)
+		})
+	}
 }

@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
@@ -19,16 +19,14 @@ import (
 type stmts struct {
 	mu                                              sync.Mutex
 	ready                                           atomic.Bool // set after the statements, read without mu
-	getLink, insLink, updLink, delLink, hideLink    *sql.Stmt
-	upsertCount                                     *sql.Stmt
 	list, count, getNode, insNode, updNode, delNode *sql.Stmt
-	call                                            *sql.Stmt // the write procedure, nil without it
-	listSQL                                         string    // GET_LINKS_LIST's text, with or without the index hint
+	link                                            [incCount + 1]*sql.Stmt // a link write's statements (link_writes = reference)
+	call                                            *sql.Stmt               // the write procedure (routine), nil without it
+	listSQL                                         string                  // GET_LINKS_LIST's text, with or without the index hint
 }
 
 func (st *stmts) all() []*sql.Stmt {
-	return []*sql.Stmt{st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.upsertCount,
-		st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode, st.call}
+	return append([]*sql.Stmt{st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode, st.call}, st.link[:]...)
 }
 
 func (st *stmts) close() {
@@ -44,8 +42,8 @@ func (st *stmts) closeLocked() {
 			s.Close()
 		}
 	}
-	st.getLink, st.insLink, st.updLink, st.delLink, st.hideLink, st.upsertCount = nil, nil, nil, nil, nil, nil
 	st.list, st.count, st.getNode, st.insNode, st.updNode, st.delNode = nil, nil, nil, nil, nil, nil
+	st.link = [incCount + 1]*sql.Stmt{}
 	st.call = nil
 }
 
@@ -78,13 +76,13 @@ func (s *Store) pooled(ctx context.Context) (*stmts, error) {
 		return st, nil
 	}
 	st.listSQL = s.listSQL(true)
-	err := s.prepareOn(ctx, st, s.r, s.w, s.w, true)
+	err := s.prepareOn(ctx, st, s.r, s.w)
 	if isMySQLError(err, 1176) { // no id1_type index (tables made by another tool)
 		st.closeLocked()
 		st.listSQL = s.listSQL(false)
-		err = s.prepareOn(ctx, st, s.r, s.w, s.w, true)
+		err = s.prepareOn(ctx, st, s.r, s.w)
 	}
-	if err == nil {
+	if err == nil && s.useProc {
 		st.call, err = s.prepareProc(ctx)
 	}
 	if err != nil {
@@ -98,11 +96,10 @@ func (s *Store) pooled(ctx context.Context) (*stmts, error) {
 	return st, nil
 }
 
-// prepareOn prepares the statements but the procedure's CALL, the reads
-// on r, the node writes on nodes and the link writes on w, GET_LINKS_LIST's
-// as st.listSQL says; those of a link write's client transaction only with
-// linkTx.
-func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w, nodes preparer, linkTx bool) error {
+// prepareOn prepares the statements but the procedure's CALL: the reads
+// and the node writes on r, a link write's statements on w (without the
+// procedure), GET_LINKS_LIST's as st.listSQL says.
+func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w preparer) error {
 	t := s.requestSQL(st.listSQL)
 	var err error
 	prep := func(p preparer, dst **sql.Stmt, text string) {
@@ -110,79 +107,78 @@ func (s *Store) prepareOn(ctx context.Context, st *stmts, r, w, nodes preparer, 
 			*dst, err = p.PrepareContext(ctx, text)
 		}
 	}
-	if linkTx {
-		prep(w, &st.getLink, t.getLink)
-		prep(w, &st.insLink, t.insLink)
-		prep(w, &st.updLink, t.updLink)
-		prep(w, &st.delLink, t.delLink)
-		prep(w, &st.hideLink, t.hideLink)
-		prep(w, &st.upsertCount, t.upsertCount)
+	if !s.useProc {
+		for k, text := range t.link {
+			prep(w, &st.link[k], text)
+		}
 	}
 	prep(r, &st.list, t.list)
 	prep(r, &st.count, t.count)
 	prep(r, &st.getNode, t.getNode)
-	prep(nodes, &st.insNode, t.insNode)
-	prep(nodes, &st.updNode, t.updNode)
-	prep(nodes, &st.delNode, t.delNode)
+	prep(r, &st.insNode, t.insNode)
+	prep(r, &st.updNode, t.updNode)
+	prep(r, &st.delNode, t.delNode)
 	return err
 }
 
+// linkStmt names a statement of a link write's transaction.
+type linkStmt int
+
+const (
+	readVis linkStmt = iota
+	insLink
+	addCount
+	updLink
+	hideLink
+	delLink
+	incCount
+)
+
 // requestTexts are the texts of the request statements but the CALL.
 type requestTexts struct {
-	list, count, getNode, insNode, updNode, delNode           string
-	getLink, insLink, updLink, delLink, hideLink, upsertCount string // a link write's client transaction
+	list, count, getNode, insNode, updNode, delNode string
+	link                                            [incCount + 1]string
 }
 
-// requestSQL returns the request statements' texts, GET_LINKS_LIST's
-// being list.
+// requestSQL returns the reference's request statements (LinkStoreSql
+// and LinkStoreMysql), with the store's quoted table names,
+// GET_LINKS_LIST's being list. They differ from its texts in what the
+// server cannot tell apart, and in the list's ORDER BY (listSQL).
 func (s *Store) requestSQL(list string) requestTexts {
 	L, C, N := q(s.t.Link), q(s.t.Count), q(s.t.Node)
-	pk := s.linkRowHint()
 	return requestTexts{
 		list:    list,
 		count:   "SELECT count FROM " + C + " WHERE id = ? AND link_type = ?",
-		getNode: "SELECT version, time, data FROM " + N + " WHERE id = ? AND type = ?",
+		getNode: "SELECT id, type, version, time, data FROM " + N + " WHERE id = ?",
 		insNode: "INSERT INTO " + N + " (type, version, time, data) VALUES (?, ?, ?, ?)",
 		updNode: "UPDATE " + N + " SET version = ?, time = ?, data = ? WHERE id = ? AND type = ?",
 		delNode: "DELETE FROM " + N + " WHERE id = ? AND type = ?",
-
-		getLink:  "SELECT visibility, data, time, version FROM " + L + " WHERE link_type = ? AND id1 = ? AND id2 = ? FOR UPDATE",
-		insLink:  "INSERT INTO " + L + " (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		updLink:  "UPDATE " + L + pk + " SET visibility = ?, data = ?, time = ?, version = ? WHERE link_type = ? AND id1 = ? AND id2 = ?",
-		delLink:  "DELETE l FROM " + L + " l" + pk + " WHERE link_type = ? AND id1 = ? AND id2 = ?",
-		hideLink: "UPDATE " + L + pk + " SET visibility = 0 WHERE link_type = ? AND id1 = ? AND id2 = ?",
-		upsertCount: "INSERT INTO " + C + " (id, link_type, count, time, version) VALUES (?, ?, GREATEST(?, 0), ?, 1)" +
-			" ON DUPLICATE KEY UPDATE count = GREATEST(CAST(count AS SIGNED) + ?, 0), time = VALUES(time), version = version + 1",
+		link: [...]string{
+			readVis: "SELECT visibility FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ? FOR UPDATE",
+			insLink: "INSERT INTO " + L + " (id1, id2, link_type, visibility, data, version, time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			addCount: "INSERT INTO " + C + " (id, link_type, count, time, version) VALUES (?, ?, ?, ?, 0)" +
+				" ON DUPLICATE KEY UPDATE count = count + ?, version = version + 1, time = ?",
+			updLink:  "UPDATE " + L + " SET visibility = ?, data = ?, version = ?, time = ? WHERE id1 = ? AND id2 = ? AND link_type = ?",
+			hideLink: "UPDATE " + L + " SET visibility = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?",
+			delLink:  "DELETE FROM " + L + " WHERE id1 = ? AND id2 = ? AND link_type = ?",
+			incCount: "UPDATE " + C + " SET count = count + ?, version = version + 1, time = ? WHERE id = ? AND link_type = ?",
+		},
 	}
 }
 
 // listSQL is GET_LINKS_LIST's statement. With hint it names the covering
 // index, as the reference does: without it MariaDB reads a short list
-// through the primary key and sorts it (EXPLAIN: "Using filesort"), which
-// cost the server 20-35 % more CPU per request at 16 and 64 requesters
-// (docs/performance.md).
+// through the primary key and sorts it (EXPLAIN: "Using filesort"). Its
+// ORDER BY names id2 after time, so that links of one time come in one
+// order (the SPEC's); the index gives both orders, and the plan is the
+// reference's.
 func (s *Store) listSQL(hint bool) string {
 	force := ""
 	if hint {
 		force = " FORCE INDEX (id1_type)"
 	}
-	return "SELECT id2, data, time, version FROM " + q(s.t.Link) + force +
-		" WHERE id1 = ? AND link_type = ? AND visibility = 1 AND time >= ? AND time <= ? ORDER BY time DESC, id2 DESC LIMIT ? OFFSET ?"
-}
-
-// linkRowHint makes a link UPDATE or DELETE find its row by the primary
-// key. On a small table MariaDB plans them as a range over id1_type (every
-// column of linktable is in that index), and MyRocks locks every row of
-// the list it reads: writers of one list then wait on one another's rows,
-// and without deadlock detection (MyRocks' default) they wait out lock
-// timeouts (TestLinkWritesLockOnlyTheirRow). The rows written are the
-// reference's; only the path to them is pinned. TiDB locks only the rows
-// it writes, and keeps its own plans.
-func (s *Store) linkRowHint() string {
-	if s.kind == "TiDB" {
-		return ""
-	}
-	return " FORCE INDEX (PRIMARY)"
+	return "SELECT id1, id2, link_type, visibility, data, version, time FROM " + q(s.t.Link) + force +
+		" WHERE id1 = ? AND link_type = ? AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC, id2 DESC LIMIT ? OFFSET ?"
 }
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -194,123 +190,203 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
+// linkArgs are the arguments of a link write's statement k for l (delta
+// for the count's, base for an insert's count).
+func linkArgs(k linkStmt, l *graph.Link, delta int64, dst []any) []any {
+	key := func(n int) []any {
+		dst[n], dst[n+1], dst[n+2] = l.ID1, l.ID2, l.LinkType
+		return dst[:n+3]
+	}
+	switch k {
+	case insLink:
+		dst[0], dst[1], dst[2], dst[3], dst[4], dst[5], dst[6] = l.ID1, l.ID2, l.LinkType, int64(l.Visibility), nonNil(l.Data), int64(l.Version), l.Time
+		return dst[:7]
+	case addCount:
+		now := nowMs()
+		dst[0], dst[1], dst[2], dst[3], dst[4], dst[5] = l.ID1, l.LinkType, delta, now, delta, now
+		return dst[:6]
+	case updLink:
+		dst[0], dst[1], dst[2], dst[3] = int64(l.Visibility), nonNil(l.Data), int64(l.Version), l.Time
+		return key(4)
+	case incCount:
+		dst[0], dst[1], dst[2], dst[3] = delta, nowMs(), l.ID1, l.LinkType
+		return dst[:4]
+	}
+	return key(0)
+}
+
+// refTx is a link write's transaction as the reference's store sends it
+// (sqlstore.RefTx), on statements run by exec (k with args, the rows it
+// reports) and read (the visibility for update), and ended by end.
+type refTx struct {
+	l    *graph.Link
+	args [7]any
+	exec func(k linkStmt, args []any) (int64, error)
+	read func(args []any) (vis uint8, found bool, err error)
+	end  func(commit bool) error
+}
+
+func (t *refTx) run(k linkStmt, delta int64) (int64, error) {
+	return t.exec(k, linkArgs(k, t.l, delta, t.args[:]))
+}
+
+func (t *refTx) Insert() (bool, error) {
+	_, err := t.run(insLink, 0)
+	return isMySQLError(err, 1062), err
+}
+
+func (t *refTx) AddCount(base int64) error { _, err := t.run(addCount, base); return err }
+
+func (t *refTx) ReadVisibility() (uint8, bool, error) {
+	return t.read(linkArgs(readVis, t.l, 0, t.args[:]))
+}
+
+func (t *refTx) Update() (int64, error)              { return t.run(updLink, 0) }
+func (t *refTx) Hide() (int64, error)                { return t.run(hideLink, 0) }
+func (t *refTx) Expunge() (int64, error)             { return t.run(delLink, 0) }
+func (t *refTx) IncCount(delta int64) (int64, error) { return t.run(incCount, delta) }
+func (t *refTx) Commit() error                       { return t.end(true) }
+func (t *refTx) Rollback() error                     { return t.end(false) }
+
+// pooledTx runs a link write's transaction on the pools' statements, in a
+// database/sql transaction of the write pool begun by its first statement.
+// Only a store that is not a session uses it (the request phase's
+// requesters each have one).
+func (s *Store) pooledTx(ctx context.Context, st *stmts, l *graph.Link) *refTx {
+	var tx *sql.Tx
+	begin := func() error {
+		var err error
+		if tx == nil {
+			tx, err = s.w.BeginTx(ctx, nil)
+		}
+		return err
+	}
+	return &refTx{l: l,
+		exec: func(k linkStmt, args []any) (int64, error) {
+			if err := begin(); err != nil {
+				return 0, err
+			}
+			res, err := tx.StmtContext(ctx, st.link[k]).ExecContext(ctx, args...)
+			if err != nil {
+				return 0, err
+			}
+			return res.RowsAffected()
+		},
+		read: func(args []any) (uint8, bool, error) {
+			if err := begin(); err != nil {
+				return 0, false, err
+			}
+			var vis int64
+			err := tx.StmtContext(ctx, st.link[readVis]).QueryRowContext(ctx, args...).Scan(&vis)
+			if errors.Is(err, sql.ErrNoRows) {
+				return 0, false, nil
+			}
+			return uint8(vis), err == nil, err
+		},
+		end: func(commit bool) error {
+			if tx == nil {
+				return nil
+			}
+			t := tx
+			tx = nil
+			if commit {
+				return t.Commit()
+			}
+			return t.Rollback()
+		},
+	}
+}
+
 func (s *Store) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return sqlstore.InTx(ctx, s.w, classify, fn)
 }
 
-// linkWrite runs one link write. It returns the graph.WriteResult (0/1/2
-// = unchanged/inserted/updated) of an upsert and 0/1 = absent/existed for
-// a hide or an expunge, as the stored procedure does; with report false
-// (store.BlindLinkWriter) the procedure leaves the result out and
-// linkWrite returns 0. readFirst (the procedure's UPDATE_LINK) reads the
-// link before writing it; otherwise an upsert inserts first, as ADD_LINK
-// does.
-func (s *Store) linkWrite(ctx context.Context, l *graph.Link, mode graph.WriteMode, readFirst, report bool) (int, error) {
+// linkWrite runs fn, one link write as the reference sends it, on the
+// session's write connection or the pools'.
+func (s *Store) linkWrite(ctx context.Context, l *graph.Link, fn func(sqlstore.RefTx) error) error {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return err
+	}
+	if s.sess != nil {
+		return s.sess.refWrite(ctx, l, fn)
+	}
+	t := s.pooledTx(ctx, st, l)
+	err = fn(t)
+	if err != nil {
+		t.end(false) // a transaction that an error left open
+	}
+	return err
+}
+
+// routineWrite runs one link write in one CALL of the procedure; mode is
+// a graph.WriteMode or procUpsertReadFirst. It returns the procedure's
+// result (0/1/2 unchanged/inserted/updated for an upsert, 0/1
+// absent/existed for a delete), or 0 without report.
+func (s *Store) routineWrite(ctx context.Context, l *graph.Link, mode int, report bool) (int, error) {
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return 0, err
 	}
-	pm := int(mode)
-	if readFirst && mode == graph.WriteUpsert {
-		pm = procUpsertReadFirst
-	}
-	if s.callsProc(st) {
-		if s.sess != nil {
-			return s.sess.procWrite(ctx, l, pm, report)
-		}
-		return s.procWrite(ctx, st.call, l, pm, report)
-	}
-	var res int
 	if s.sess != nil {
-		err = s.sess.inTx(ctx, func() (err error) {
-			res, err = s.sess.linkStatements(ctx, l, mode, readFirst)
-			return err
-		})
+		return s.sess.procWrite(ctx, l, mode, report)
+	}
+	return s.procWrite(ctx, st.call, l, mode, report)
+}
+
+func (s *Store) upsert(ctx context.Context, l *graph.Link, readFirst, report bool) (res graph.WriteResult, err error) {
+	ctx, done := s.detach(ctx)
+	defer func() { err = done(err) }()
+	if s.useProc {
+		mode := int(graph.WriteUpsert)
+		if readFirst {
+			mode = procUpsertReadFirst
+		}
+		var n int
+		n, err = s.routineWrite(ctx, l, mode, report)
+		res = graph.WriteResult(n)
 	} else {
-		err = s.tx(ctx, func(tx *sql.Tx) (err error) {
-			exec := func(k linkStmt, args ...any) error {
-				_, err := tx.StmtContext(ctx, st.link(k)).ExecContext(ctx, args...)
-				return err
-			}
-			read := func() (graph.Link, bool, error) { return sqlstore.ReadLink(ctx, tx.StmtContext(ctx, st.getLink), l) }
-			res, err = linkStatements(exec, read, l, mode, readFirst)
+		err = s.linkWrite(ctx, l, func(t sqlstore.RefTx) (err error) {
+			res, err = sqlstore.RefUpsert(t, l, readFirst)
 			return err
 		})
 	}
-	// res is read after the transaction that sets it (in "return res,
-	// f()" Go leaves the order of the two open).
-	return res, err
+	if err != nil {
+		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, classify(err))
+	}
+	return res, nil
 }
 
-// linkStmt names a write statement of a link write's client transaction.
-type linkStmt int
-
-const (
-	insLink linkStmt = iota
-	updLink
-	hideLink
-	delLink
-	upsertCount
-)
-
-// link returns the pools' statement k.
-func (st *stmts) link(k linkStmt) *sql.Stmt {
-	return [...]*sql.Stmt{insLink: st.insLink, updLink: st.updLink, hideLink: st.hideLink, delLink: st.delLink, upsertCount: st.upsertCount}[k]
-}
-
-// linkStatements are a link write's statements in a client transaction,
-// those of the procedure in its order (sqlstore.WriteLink). exec runs the
-// write statement k with its arguments (each an int64 or a []byte), read
-// reads the link for update.
-func linkStatements(exec func(k linkStmt, args ...any) error, read func() (graph.Link, bool, error), l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
-	return sqlstore.WriteLink(sqlstore.LinkSteps{
-		Read: read,
-		Insert: func() (bool, error) {
-			err := exec(insLink, l.ID1, l.ID2, l.LinkType, int64(l.Visibility), nonNil(l.Data), l.Time, int64(l.Version))
-			if isMySQLError(err, 1062) {
-				return true, nil // the failed insert holds the row's shared lock
-			}
-			return false, err
-		},
-		Update: func() error {
-			return exec(updLink, int64(l.Visibility), nonNil(l.Data), l.Time, int64(l.Version), l.LinkType, l.ID1, l.ID2)
-		},
-		Hide:    func() error { return exec(hideLink, l.LinkType, l.ID1, l.ID2) },
-		Expunge: func() error { return exec(delLink, l.LinkType, l.ID1, l.ID2) },
-		Count:   func(delta int64) error { return exec(upsertCount, l.ID1, l.LinkType, delta, nowMs(), delta) },
-		// A server's answer, as a deadlock is: the session keeps its
-		// connections (answered) and the write is retried.
-		Vanished: errVanished,
-	}, l, mode, readFirst)
-}
-
-// errVanished is a client link write's error when the link its insert
-// found was gone when read.
-var errVanished = &gomysql.MySQLError{Number: 1213, Message: sqlstore.VanishedMessage}
-
-func (s *Store) upsert(ctx context.Context, l *graph.Link, readFirst, report bool) (_ graph.WriteResult, err error) {
+func (s *Store) deleteLink(ctx context.Context, id1, lt, id2 int64, expunge, report bool) (existed bool, err error) {
 	ctx, done := s.detach(ctx)
 	defer func() { err = done(err) }()
-	res, err := s.linkWrite(ctx, l, graph.WriteUpsert, readFirst, report)
-	if err != nil {
-		return 0, fmt.Errorf("write link %d/%d/%d: %w", l.ID1, l.LinkType, l.ID2, err)
+	l := &graph.Link{ID1: id1, LinkType: lt, ID2: id2}
+	if s.useProc {
+		mode := graph.WriteHide
+		if expunge {
+			mode = graph.WriteExpunge
+		}
+		var n int
+		n, err = s.routineWrite(ctx, l, int(mode), report)
+		existed = n == 1
+	} else {
+		err = s.linkWrite(ctx, l, func(t sqlstore.RefTx) (err error) {
+			existed, err = sqlstore.RefDelete(t, expunge)
+			return err
+		})
 	}
-	return graph.WriteResult(res), nil
+	if err != nil {
+		return false, fmt.Errorf("delete link %d/%d/%d: %w", id1, lt, id2, classify(err))
+	}
+	return existed, nil
 }
 
-func (s *Store) deleteLink(ctx context.Context, id1, lt, id2 int64, expunge, report bool) (_ bool, err error) {
-	ctx, done := s.detach(ctx)
-	defer func() { err = done(err) }()
-	mode := graph.WriteHide
-	if expunge {
-		mode = graph.WriteExpunge
-	}
-	res, err := s.linkWrite(ctx, &graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode, false, report)
-	if err != nil {
-		return false, fmt.Errorf("delete link %d/%d/%d: %w", id1, lt, id2, err)
-	}
-	return res == 1, nil
-}
+// RefWrites implements store.RefWriter: with link_writes = reference. The
+// write connection asks for the rows an UPDATE changed, as the
+// reference's does (its driver's useAffectedRows): InnoDB reports none
+// for an identical rewrite, which is then reported unchanged, but MyRocks
+// reports the row it matched.
+func (s *Store) RefWrites() (on, matched bool) { return !s.useProc, s.engine == "rocksdb" }
 
 // AddLink implements store.Store.
 func (s *Store) AddLink(ctx context.Context, l *graph.Link) (graph.WriteResult, error) {
@@ -328,7 +404,8 @@ func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool
 }
 
 // AddLinkBlind implements store.BlindLinkWriter: AddLink without the
-// procedure's result set.
+// procedure's result set (link_writes = routine); the reference's
+// statements cost the same either way.
 func (s *Store) AddLinkBlind(ctx context.Context, l *graph.Link) error {
 	_, err := s.upsert(ctx, l, false, false)
 	return err
@@ -376,24 +453,25 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 	if err != nil {
 		return dst, fmt.Errorf("multiget %d/%d: %w", id1, lt, classify(err))
 	}
-	return sqlstore.ScanLinks(rows, id1, lt, dst, classify)
+	return sqlstore.ScanRefLinks(rows, dst, classify)
 }
 
-// multigetSQL is the multiget of id2s with every id written in it.
+// multigetSQL is the reference's multiget of id2s, with every id written
+// in it.
 func (s *Store) multigetSQL(id1, lt int64, id2s []int64) string {
-	b := make([]byte, 0, 96+len(s.t.Link)+21*(len(id2s)+2))
-	b = append(b, "SELECT id2, visibility, data, time, version FROM "...)
+	b := make([]byte, 0, 128+len(s.t.Link)+21*(len(id2s)+2))
+	b = append(b, "SELECT id1, id2, link_type, visibility, data, version, time FROM "...)
 	b = append(b, '`')
 	b = append(b, strings.ReplaceAll(s.t.Link, "`", "``")...) // q without its allocations
 	b = append(b, '`')
-	b = append(b, " WHERE link_type = "...)
-	b = strconv.AppendInt(b, lt, 10)
-	b = append(b, " AND id1 = "...)
+	b = append(b, " WHERE id1 = "...)
 	b = strconv.AppendInt(b, id1, 10)
+	b = append(b, " AND link_type = "...)
+	b = strconv.AppendInt(b, lt, 10)
 	b = append(b, " AND id2 IN ("...)
 	for i, id2 := range id2s {
 		if i > 0 {
-			b = append(b, ", "...)
+			b = append(b, ',')
 		}
 		b = strconv.AppendInt(b, id2, 10)
 	}
@@ -420,7 +498,7 @@ func (s *Store) GetLinkList(ctx context.Context, lq graph.ListQuery, dst []graph
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", lq.ID1, lq.LinkType, classify(err))
 	}
-	return sqlstore.ScanList(rows, lq.ID1, lq.LinkType, dst, classify)
+	return sqlstore.ScanRefLinks(rows, dst, classify)
 }
 
 // nodes gathers the node and count statements for package sqlstore.
@@ -467,7 +545,7 @@ func (s *Store) GetNode(ctx context.Context, nodeType int32, id int64) (_ graph.
 	if s.sess != nil {
 		return s.sess.getNode(ctx, nodeType, id)
 	}
-	return st.nodes().GetNode(ctx, nodeType, id, classify)
+	return st.nodes().GetNodeByID(ctx, nodeType, id, classify)
 }
 
 // UpdateNode implements store.Store.

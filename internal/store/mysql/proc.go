@@ -3,50 +3,30 @@ package mysql
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 
 	"github.com/linkbench/linkbench/internal/graph"
 )
 
-// The link writes of the request phase are transactions whose later
-// statements depend on what the earlier ones found. Run from the client
-// they cost a round trip each; the stored procedure below runs them in the
-// server for one CALL, as the PostgreSQL store's function does. Its
-// statements are the reference's: ADD_LINK inserts the link and, when the
-// key exists, reads it for update and rewrites it; UPDATE_LINK reads it for
-// update first and inserts it when absent; DELETE_LINK reads it for update,
-// then hides or deletes it. The count row is written last, in one upsert,
-// when the link is inserted or its visibility changes (graph.WritesCount).
-// The link row is always locked before the count row, so writers of one
-// list queue on the count row without deadlocking; two upserts of one
-// existing link can still deadlock (both hold the shared lock of the
-// duplicate key, both want it exclusive), as the reference's do, and the
-// retry policy runs the loser again. Each statement costs the server about
-// as much inside the procedure as from the client (docs/performance.md), so
-// the procedure runs no statement the reference's transaction does not,
-// but for the SELECT that returns its result, which only a caller that
-// reads it asks for (p_report; the request phase does not).
-// Its link UPDATE and DELETE name the primary key (see linkRowHint).
-// The client transaction (linkStatements: the same statements in the same
-// order, one round trip each) stays for TiDB (no stored procedures), for
-// databases whose schema was made without the procedure, and for
-// mysql_write_procedure = false.
-
-// Where mysql_write_procedure = auto sends the statements instead: the
-// requesters of a request phase run alone and flat out on blocking
-// connections, which io_mode = auto gives up to 8 requesters per CPU
-// (netconn.FlatOutBlocking). There each statement from the client costs the
-// driver little since a session runs it on the driver's connection
-// (raw.go), and the server's interpreter costs more than the round trips
-// it saves: on 2 CPUs, link writes alone at 1 requester took the server
-// 1.22 times the reference's CPU each by the procedure and 0.95 times by
-// the statements, and the whole mix with the statements met every bound
-// in all four pairs at 4 requesters. At 8 and 16 requesters the server,
-// busy with the requesters' CALLs, also synced its log less often per
-// request than with the client's round trips spreading the commits out.
-// With more requesters (the poller's connections) neither wins every pair
-// and the procedure stays (docs/performance.md, "Link writes from the
-// client at every blocking requester count").
+// The procedure below runs a link write in the server for one CALL
+// (link_writes = routine, an opt-in): fewer round trips than the
+// reference's statements from the client, which are the default. Its
+// statements are the reference's in kind: ADD_LINK inserts the link and,
+// when the key exists, reads it for update and rewrites it; UPDATE_LINK
+// reads it for update first and inserts it when absent; DELETE_LINK reads
+// it for update, then hides or deletes it. It compares the stored link
+// with the new one and skips an identical rewrite, and writes the count
+// row last, in one upsert, when the link is inserted or its visibility
+// changes (graph.WritesCount). The link row is always locked before the
+// count row, so writers of one list queue on the count row without
+// deadlocking; two upserts of one existing link can still deadlock (both
+// hold the shared lock of the duplicate key, both want it exclusive), and
+// the retry policy runs the loser again. Its link UPDATE and DELETE name
+// the primary key: on a small table MariaDB plans them as a range over
+// id1_type, and MyRocks would lock every row of the list it reads. A
+// SELECT returns its result only to a caller that reads it (p_report; the
+// request phase does not).
 
 // writeProc is the procedure's name, one per link table.
 func (s *Store) writeProc() string { return q("linkbench_write_" + s.t.Link) }
@@ -141,10 +121,11 @@ BEGIN
 END`)
 }
 
-// createProc replaces the procedure. Concurrent --shard inits may both
-// drop and create it; the loser's "already exists" (1304) is success. A
-// user without the privilege to create routines (1044, 1142, 1227, 1370,
-// 1419) keeps the client transaction rather than failing the load.
+// createProc replaces the procedure when link_writes = routine.
+// Concurrent --shard inits may both drop and create it; the loser's
+// "already exists" (1304) is success. A user without the privilege to
+// create routines (1044, 1142, 1227, 1370, 1419) is told so when a run
+// needs it (prepareProc), rather than failing the load.
 func (s *Store) createProc(ctx context.Context) error {
 	if s.kind == "TiDB" || !s.useProc {
 		return nil
@@ -165,17 +146,20 @@ func (s *Store) createProc(ctx context.Context) error {
 	return nil
 }
 
-// prepareProc prepares the CALL when this linkbench's procedure exists;
-// nil otherwise.
+// prepareProc prepares the CALL of this linkbench's procedure, which
+// link_writes = routine asks for.
 func (s *Store) prepareProc(ctx context.Context) (*sql.Stmt, error) {
-	if s.kind == "TiDB" || !s.useProc {
-		return nil, nil
+	if s.kind == "TiDB" {
+		return nil, fmt.Errorf("link_writes = routine: TiDB has no stored procedures; use link_writes = reference")
 	}
 	var n int
 	err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema = DATABASE() AND routine_type = 'PROCEDURE' AND routine_name = ? AND routine_comment = ?",
 		"linkbench_write_"+s.t.Link, procVersion).Scan(&n)
-	if err != nil || n == 0 {
+	if err != nil {
 		return nil, classify(err)
+	}
+	if n == 0 {
+		return nil, graph.Schema(fmt.Errorf("link_writes = routine calls the procedure %s, which is missing at %s or was made by an older linkbench; run `linkbench init -D link_writes=routine` (the data is kept; the user needs the privilege to create routines)", s.writeProc(), s.addr))
 	}
 	return s.w.PrepareContext(ctx, s.callSQL())
 }

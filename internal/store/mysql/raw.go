@@ -33,16 +33,15 @@ type rawStmt struct {
 	cols int // the result's columns, learnt at the first query
 }
 
-// rawStmts are a session's request statements: call with the procedure,
-// getLink and link (a link write's client transaction) without.
+// rawStmts are a session's request statements: call with the procedure
+// (link_writes = routine), link (a link write's transaction) without.
 type rawStmts struct {
 	list, count, getNode, insNode, updNode, delNode, call rawStmt
-	getLink                                               rawStmt
-	link                                                  [upsertCount + 1]rawStmt
+	link                                                  [incCount + 1]rawStmt
 }
 
 func (rs *rawStmts) all() []*rawStmt {
-	all := []*rawStmt{&rs.list, &rs.count, &rs.getNode, &rs.insNode, &rs.updNode, &rs.delNode, &rs.call, &rs.getLink}
+	all := []*rawStmt{&rs.list, &rs.count, &rs.getNode, &rs.insNode, &rs.updNode, &rs.delNode, &rs.call}
 	for i := range rs.link {
 		all = append(all, &rs.link[i])
 	}
@@ -73,15 +72,6 @@ func (p *rawStmt) prepare(ctx context.Context, c *sql.Conn, text string) error {
 
 // ok reports a prepared statement.
 func (p *rawStmt) ok() bool { return p.st != nil }
-
-// callsProc reports whether a store's link writes call the procedure: the
-// session's CALL, or else the pools' (st, from Store.prepared).
-func (s *Store) callsProc(st *stmts) bool {
-	if s.sess != nil {
-		return s.sess.raw.call.ok()
-	}
-	return st.call != nil
-}
 
 // close frees the statement in the server while its connection is open
 // (on a broken one there is nothing left to free).
@@ -149,10 +139,10 @@ func (p *rawStmt) exec(ctx context.Context, args []driver.NamedValue) (affected,
 	return affected, lastID, err
 }
 
-// prepareRaw prepares the session's request statements: the reads on r,
-// the node writes on nodes, and on w the procedure's CALL (with proc) or
-// else the client transaction's statements.
-func (ss *session) prepareRaw(ctx context.Context, s *Store, nodes *sql.Conn, proc bool) error {
+// prepareRaw prepares the session's request statements: the reads and
+// the node writes on r, and on w the procedure's CALL (link_writes =
+// routine) or else a link write's statements.
+func (ss *session) prepareRaw(ctx context.Context, s *Store) error {
 	t := s.requestSQL(ss.st.listSQL)
 	type stmt struct {
 		dst  *rawStmt
@@ -161,14 +151,14 @@ func (ss *session) prepareRaw(ctx context.Context, s *Store, nodes *sql.Conn, pr
 	}
 	all := []stmt{
 		{&ss.raw.list, ss.r, t.list}, {&ss.raw.count, ss.r, t.count}, {&ss.raw.getNode, ss.r, t.getNode},
-		{&ss.raw.insNode, nodes, t.insNode}, {&ss.raw.updNode, nodes, t.updNode}, {&ss.raw.delNode, nodes, t.delNode},
+		{&ss.raw.insNode, ss.r, t.insNode}, {&ss.raw.updNode, ss.r, t.updNode}, {&ss.raw.delNode, ss.r, t.delNode},
 	}
-	if proc {
+	if s.useProc {
 		all = append(all, stmt{&ss.raw.call, ss.w, s.callSQL()})
 	} else {
-		k := &ss.raw.link
-		all = append(all, stmt{&ss.raw.getLink, ss.w, t.getLink}, stmt{&k[insLink], ss.w, t.insLink}, stmt{&k[updLink], ss.w, t.updLink},
-			stmt{&k[hideLink], ss.w, t.hideLink}, stmt{&k[delLink], ss.w, t.delLink}, stmt{&k[upsertCount], ss.w, t.upsertCount})
+		for k, text := range t.link {
+			all = append(all, stmt{&ss.raw.link[k], ss.w, text})
+		}
 	}
 	for _, p := range all {
 		if err := p.dst.prepare(ctx, p.c, p.text); err != nil {
@@ -198,24 +188,31 @@ func (ss *session) with(vs ...any) []driver.NamedValue {
 
 func (ss *session) getLinkList(ctx context.Context, lq graph.ListQuery, limit, minT int64, dst []graph.Link) ([]graph.Link, error) {
 	data := store.ListDataFrom(&ss.listBuf)
-	err := ss.raw.list.query(ctx, ss.with(lq.ID1, lq.LinkType, minT, lq.MaxTime, limit, int64(max(lq.Offset, 0))), ss.dest[:], func(v []driver.Value) error {
-		l := graph.Link{ID1: lq.ID1, LinkType: lq.LinkType, Visibility: graph.VisibilityDefault}
-		if b, ok := v[1].([]byte); ok {
-			l.Data = data.Add(b)
-		}
-		var ver int64
-		if err := sqlstore.Ints(v, &l.ID2, nil, &l.Time, &ver); err != nil {
-			return err
-		}
-		l.Version = int32(ver)
-		dst = append(dst, l)
-		return nil
+	err := ss.raw.list.query(ctx, ss.with(lq.ID1, lq.LinkType, minT, lq.MaxTime, limit, int64(max(lq.Offset, 0))), ss.dest[:], func(v []driver.Value) (err error) {
+		dst, err = appendRefLink(dst, v, &data)
+		return err
 	})
 	data.Keep(&ss.listBuf)
 	if err != nil {
 		return dst, fmt.Errorf("list %d/%d: %w", lq.ID1, lq.LinkType, classify(err))
 	}
 	return dst, nil
+}
+
+// appendRefLink appends the link of a row of the reference's link columns
+// (id1, id2, link_type, visibility, data, version, time), its data added
+// to data.
+func appendRefLink(dst []graph.Link, v []driver.Value, data *store.ListData) ([]graph.Link, error) {
+	var l graph.Link
+	if b, ok := v[4].([]byte); ok {
+		l.Data = data.Add(b)
+	}
+	var vis, ver int64
+	if err := sqlstore.Ints(v, &l.ID1, &l.ID2, &l.LinkType, &vis, nil, &ver, &l.Time); err != nil {
+		return dst, err
+	}
+	l.Visibility, l.Version = uint8(vis), int32(ver)
+	return append(dst, l), nil
 }
 
 func (ss *session) countLinks(ctx context.Context, id1, lt int64) (int64, error) {
@@ -229,19 +226,20 @@ func (ss *session) countLinks(ctx context.Context, id1, lt int64) (int64, error)
 	return n, nil
 }
 
-// getNode reads a node; its data is in the session's read buffer, as a
-// list's is (store.Sessioner).
+// getNode reads a node by its id and compares its type, as the
+// reference does; its data is in the session's read buffer, as a list's
+// is (store.Sessioner).
 func (ss *session) getNode(ctx context.Context, nodeType int32, id int64) (graph.Node, bool, error) {
-	n := graph.Node{ID: id, Type: nodeType}
+	n := graph.Node{ID: id}
 	found := false
 	data := store.ListDataFrom(&ss.listBuf)
-	err := ss.raw.getNode.query(ctx, ss.with(id, int64(nodeType)), ss.dest[:], func(v []driver.Value) error {
-		var t int64
-		if err := sqlstore.Ints(v, &n.Version, &t, nil); err != nil {
+	err := ss.raw.getNode.query(ctx, ss.with(id), ss.dest[:], func(v []driver.Value) error {
+		var typ, t int64
+		if err := sqlstore.Ints(v, nil, &typ, &n.Version, &t, nil); err != nil {
 			return err
 		}
-		n.Time, found = int32(t), true
-		if b, ok := v[2].([]byte); ok {
+		n.Type, n.Time, found = int32(typ), int32(t), true
+		if b, ok := v[4].([]byte); ok {
 			n.Data = data.Add(b)
 		}
 		return nil
@@ -250,7 +248,7 @@ func (ss *session) getNode(ctx context.Context, nodeType int32, id int64) (graph
 	if err != nil {
 		return graph.Node{}, false, fmt.Errorf("get node %d: %w", id, classify(err))
 	}
-	if !found {
+	if !found || n.Type != nodeType {
 		return graph.Node{}, false, nil
 	}
 	return n, true, nil
@@ -299,34 +297,6 @@ func (ss *session) procWrite(ctx context.Context, l *graph.Link, mode int, repor
 	return int(res), classify(err)
 }
 
-// linkStatements are the package's linkStatements on the session's write
-// connection.
-func (ss *session) linkStatements(ctx context.Context, l *graph.Link, mode graph.WriteMode, readFirst bool) (int, error) {
-	exec := func(k linkStmt, args ...any) error {
-		_, _, err := ss.raw.link[k].exec(ctx, ss.with(args...))
-		return err
-	}
-	return linkStatements(exec, func() (graph.Link, bool, error) { return ss.readLink(ctx, l) }, l, mode, readFirst)
-}
-
-// readLink reads l's stored link for update; its data is the session's
-// until the next read.
-func (ss *session) readLink(ctx context.Context, l *graph.Link) (old graph.Link, found bool, err error) {
-	err = ss.raw.getLink.query(ctx, ss.with(l.LinkType, l.ID1, l.ID2), ss.dest[:], func(v []driver.Value) error {
-		var vis, ver int64
-		if err := sqlstore.Ints(v, &vis, nil, &old.Time, &ver); err != nil {
-			return err
-		}
-		old.Visibility, old.Version, found = uint8(vis), int32(ver), true
-		if b, ok := v[1].([]byte); ok {
-			ss.oldData = append(ss.oldData[:0], b...)
-			old.Data = ss.oldData
-		}
-		return nil
-	})
-	return old, found, err
-}
-
 // text runs query, without arguments, as text on the write connection.
 func (ss *session) text(ctx context.Context, query string) error {
 	return ss.w.Raw(func(dc any) error {
@@ -353,18 +323,9 @@ func (ss *session) multiget(ctx context.Context, text string, id1, lt int64, dst
 		if err != nil {
 			return err
 		}
-		return eachRow(rows, &ss.multigetCols, ss.dest[:], func(v []driver.Value) error {
-			l := graph.Link{ID1: id1, LinkType: lt}
-			if b, ok := v[2].([]byte); ok {
-				l.Data = data.Add(b)
-			}
-			var vis, ver int64
-			if err := sqlstore.Ints(v, &l.ID2, &vis, nil, &l.Time, &ver); err != nil {
-				return err
-			}
-			l.Visibility, l.Version = uint8(vis), int32(ver)
-			dst = append(dst, l)
-			return nil
+		return eachRow(rows, &ss.multigetCols, ss.dest[:], func(v []driver.Value) (err error) {
+			dst, err = appendRefLink(dst, v, &data)
+			return err
 		})
 	})
 	return dst, err

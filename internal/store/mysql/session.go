@@ -11,6 +11,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
+	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
 // A session keeps one connection of the read pool and one of the write
@@ -22,12 +23,15 @@ import (
 // An operation that fails other than with the server's answer (a broken
 // or aborted connection, a context's end) gives both connections back,
 // their statements closed, and the next operation takes new ones. Link
-// writes without the procedure run in a transaction of the session's
-// write connection.
+// writes run on the write connection, as the reference's statements in
+// its transactions (autocommit off) or as CALLs of the procedure; all the
+// rest runs on the read connection.
 type session struct {
 	r, w    *sql.Conn
-	manual  bool              // w runs with autocommit off (inTx)
-	st      stmts             // a link write's client transaction, and listSQL
+	manual  bool              // w runs with autocommit off (link_writes = reference)
+	st      stmts             // listSQL, and ready
+	tx      refTx             // a link write's transaction, kept for the next (refWrite)
+	txCtx   context.Context   // the context of the write under way
 	raw     rawStmts          // the other request statements (raw.go)
 	settle  func(error) error // the session's settleErr, bound once
 	listBuf []byte            // the list reads' and node reads' data, reused (store.Sessioner)
@@ -35,7 +39,7 @@ type session struct {
 	// The driver-level statements' arguments and row values, and the
 	// data of the link a client transaction read, reused.
 	args         [10]driver.NamedValue
-	dest         [5]driver.Value
+	dest         [7]driver.Value
 	oldData      []byte
 	multigetCols int // the multiget's columns, learnt at its first result
 
@@ -59,6 +63,7 @@ const acquireWait = 30 * time.Second
 func (s *Store) Session() store.Store {
 	c := *s
 	ss := &session{}
+	ss.bindTx()
 	ss.settle = ss.settleErr
 	ss.settleWatched = ss.settleWatchedErr
 	c.sess = ss
@@ -90,23 +95,17 @@ func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
 		}
 	}
 	// A link write runs the CALL on the session's write connection, or
-	// else its statements there in a transaction (inTx). Then, as the
+	// else the reference's statements there, in transactions: as the
 	// reference's connections do, the write connection runs with
-	// autocommit off and only link writes, and the node writes run on the
-	// read connection.
+	// autocommit off and only link writes.
 	ss.st.listSQL = pooled.listSQL
-	clientTx := pooled.call == nil
-	nodes := ss.w
-	if clientTx {
-		nodes = ss.r
-		if !ss.manual {
-			if _, err = ss.w.ExecContext(ctx, "SET autocommit = 0"); err == nil {
-				ss.manual = true
-			}
+	if !s.useProc && !ss.manual {
+		if _, err = ss.w.ExecContext(ctx, "SET autocommit = 0"); err == nil {
+			ss.manual = true
 		}
 	}
 	if err == nil {
-		err = ss.prepareRaw(ctx, s, nodes, !clientTx)
+		err = ss.prepareRaw(ctx, s)
 	}
 	if err != nil {
 		ss.drop()
@@ -116,21 +115,49 @@ func (ss *session) prepared(ctx context.Context, s *Store) (*stmts, error) {
 	return &ss.st, nil
 }
 
-// inTx runs fn in a transaction of the session's write connection, whose
-// autocommit is off: its first statement begins it. When the transaction
-// cannot be ended the connections are given back, so no later statement
-// runs in it.
-func (ss *session) inTx(ctx context.Context, fn func() error) error {
-	err := fn()
-	if err == nil {
-		if err = ss.text(ctx, "COMMIT"); err == nil {
-			return nil
+// refWrite runs fn, a link write as the reference sends it, on the
+// session's write connection, whose autocommit is off: its first
+// statement begins the transaction, which fn ends. A transaction that
+// cannot be ended (its ROLLBACK failed) gives the connections back, so no
+// later statement runs in it.
+func (ss *session) refWrite(ctx context.Context, l *graph.Link, fn func(sqlstore.RefTx) error) error {
+	ss.txCtx, ss.tx.l = ctx, l
+	defer func() { ss.txCtx, ss.tx.l = nil, nil }()
+	return fn(&ss.tx)
+}
+
+// bindTx binds the session's link-write transaction to its statements.
+func (ss *session) bindTx() {
+	ss.tx.exec = func(k linkStmt, args []any) (int64, error) {
+		n, _, err := ss.raw.link[k].exec(ss.txCtx, ss.with(args...))
+		return n, err
+	}
+	ss.tx.read = func(args []any) (vis uint8, found bool, err error) {
+		err = ss.raw.link[readVis].query(ss.txCtx, ss.with(args...), ss.dest[:], func(v []driver.Value) error {
+			var n int64
+			err := sqlstore.Ints(v, &n)
+			vis, found = uint8(n), err == nil
+			return err
+		})
+		return vis, found, err
+	}
+	ss.tx.end = func(commit bool) error {
+		if commit {
+			err := ss.text(ss.txCtx, "COMMIT")
+			if err == nil {
+				return nil
+			}
+			if rerr := ss.text(ss.txCtx, "ROLLBACK"); rerr != nil {
+				ss.drop()
+			}
+			return err
 		}
+		err := ss.text(ss.txCtx, "ROLLBACK")
+		if err != nil {
+			ss.drop()
+		}
+		return err
 	}
-	if rerr := ss.text(ctx, "ROLLBACK"); rerr != nil {
-		ss.drop()
-	}
-	return classify(err)
 }
 
 func (ss *session) acquireError(err error) error {

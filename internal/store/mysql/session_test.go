@@ -101,10 +101,11 @@ func TestSessionKeepsItsConnections(t *testing.T) {
 	if r2, w2 := connID(t, sess, false), connID(t, sess, true); r2 != r || w2 != w {
 		t.Fatalf("the session's connections changed from %d, %d to %d, %d", r, w, r2, w2)
 	}
-	// Its own statements, prepared once: the reads on the read
-	// connection, the node writes and the CALL on the write connection.
-	if dr, dw := openStmts(t, sess.sess.r)-r0, openStmts(t, sess.sess.w)-w0; dr != 3 || dw != 4 {
-		t.Fatalf("the session prepared %d statements on its read connection and %d on its write connection; want 3 and 4", dr, dw)
+	// Its own statements, prepared once: the reads and the node writes on
+	// the read connection, the CALL on the write connection (the
+	// procedure's store, withOneLink).
+	if dr, dw := openStmts(t, sess.sess.r)-r0, openStmts(t, sess.sess.w)-w0; dr != 6 || dw != 1 {
+		t.Fatalf("the session prepared %d statements on its read connection and %d on its write connection; want 6 and 1", dr, dw)
 	}
 	if err := sess.Close(); err != nil {
 		t.Fatal(err)
@@ -189,8 +190,8 @@ func TestSessionListsReuseTheirBuffer(t *testing.T) {
 	}
 }
 
-// TestSessionClientTransactions: without the procedure a session runs a
-// link write's statements on its own write connection, with autocommit off
+// TestSessionClientTransactions: a session runs a link write's
+// statements on its own write connection, with autocommit off
 // as the reference's link-write connection has it, and its node writes on
 // the read connection. The write pool here has one connection, the
 // session's: a transaction that took another would wait for it until the
@@ -199,7 +200,7 @@ func TestSessionListsReuseTheirBuffer(t *testing.T) {
 func TestSessionClientTransactions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s := fresh(t, "innodb", "mysql_write_procedure", "false")
+	s := fresh(t, "innodb")
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,8 @@ func TestSessionClientTransactions(t *testing.T) {
 // counted with the driver-level statements; through database/sql the same
 // operations made 19, 17, 37, 25, 7, 9 and 38. What is left is mostly the
 // driver's: each argument and each integer or text value of a row goes
-// into an interface value (driver.Value).
+// into an interface value (driver.Value); the multiget's rows carry the
+// reference's seven columns.
 func TestSessionRequestsAllocateLittle(t *testing.T) {
 	ctx := context.Background()
 	s := withOneLink(t)
@@ -273,7 +275,7 @@ func TestSessionRequestsAllocateLittle(t *testing.T) {
 	}
 	sess := s.Session().(*Store)
 	defer sess.Close()
-	tx := fresh(t, "innodb", "mysql_write_procedure", "false")
+	tx := fresh(t, "innodb")
 	if err := tx.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +312,7 @@ func TestSessionRequestsAllocateLittle(t *testing.T) {
 			}
 			check(err)
 		}},
-		{"MultigetLinks", 19, func() {
+		{"MultigetLinks", 21, func() {
 			got, err := sess.MultigetLinks(ctx, 1, 1, []int64{2, 10, 11}, dst[:0])
 			if err == nil && len(got) != 3 {
 				err = fmt.Errorf("MultigetLinks: %d links, want 3", len(got))

@@ -57,26 +57,16 @@ func (m Mode) String() string {
 // cheaper (measured in docs/performance.md).
 const autoLimitPerCPU = 4
 
-// Few reports whether users goroutines that use a store flat out are at
+// few reports whether users goroutines that use a store flat out are at
 // most autoLimitPerCPU per CPU: few enough for io_mode=auto's blocking
-// connections, and for a store's other choices that scale with them.
-func Few(users int) bool { return users <= autoLimitPerCPU*runtime.NumCPU() }
+// connections.
+func few(users int) bool { return users <= autoLimitPerCPU*runtime.NumCPU() }
 
 // Blocks reports whether io_mode=auto gives blocking connections to
 // concurrency goroutines; requests says they are the requesters of a
 // request phase run alone (see ParseMode).
 func Blocks(concurrency int, requests bool) bool {
-	return Few(concurrency) || requests && concurrency <= requestLimitPerCPU*runtime.NumCPU()
-}
-
-// FlatOutBlocking reports whether the users of m are the requesters of a
-// request phase run alone (requests) and flat out on connections that
-// block, as many as io_mode=auto gives them. The SQL stores send link
-// writes there as the reference's statements from the client, whose round
-// trips then cost the driver little, rather than in one call of a
-// server-side routine (mysql_write_procedure, pg_write_function).
-func FlatOutBlocking(m Mode, concurrency int, requests, flatOut bool) bool {
-	return requests && flatOut && m == Blocking && Blocks(concurrency, requests)
+	return few(concurrency) || requests && concurrency <= requestLimitPerCPU*runtime.NumCPU()
 }
 
 // requestLimitPerCPU is the limit for the requesters of a request phase

@@ -351,30 +351,3 @@ func TestSyscallConnLiveness(t *testing.T) {
 		t.Fatalf("check after the peer closed: called %v, n %d, err %v; want a read of 0 bytes (end of stream)", called, n, err)
 	}
 }
-
-// TestFlatOutBlocking: only the requesters of a request phase run alone and
-// flat out, on blocking connections and no more of them than io_mode=auto
-// gives such connections, are where the SQL stores' auto sends link writes
-// from the client.
-func TestFlatOutBlocking(t *testing.T) {
-	most := requestLimitPerCPU * runtime.NumCPU()
-	for _, tc := range []struct {
-		m                 Mode
-		conc              int
-		requests, flatOut bool
-		want              bool
-	}{
-		{Blocking, 1, true, true, true},
-		{Blocking, most, true, true, true},
-		{Blocking, most + 1, true, true, false},
-		{Poller, 1, true, true, false},
-		{Poller, most, true, true, false},
-		{Blocking, 1, true, false, false},  // paced
-		{Blocking, 1, false, true, false},  // not a request phase run alone
-		{Blocking, 1, false, false, false}, // a load
-	} {
-		if got := FlatOutBlocking(tc.m, tc.conc, tc.requests, tc.flatOut); got != tc.want {
-			t.Errorf("FlatOutBlocking(%v, %d, requests %v, flat out %v) = %v, want %v", tc.m, tc.conc, tc.requests, tc.flatOut, got, tc.want)
-		}
-	}
-}

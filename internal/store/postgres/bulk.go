@@ -254,16 +254,10 @@ func (s *Store) Describe(ctx context.Context) (store.Description, error) {
 	if err := s.pool.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
 		return store.Description{}, classify(err)
 	}
-	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "schema": s.schema, "io_mode": s.ioMode.String(), "write_connection": "shared"}}
-	if s.ownWrite {
-		d.Settings["write_connection"] = "own"
-	}
-	d.Settings["link_writes"] = "SELECT " + s.writeFunc() + "(...)"
-	if !s.useFunc {
-		d.Settings["link_writes"] = "client transaction (the write function's statements, up to five)"
-		if s.autoStmts != "" {
-			d.Settings["link_writes"] += "; " + s.autoStmts
-		}
+	d := store.Description{Version: v, Settings: map[string]string{"server": s.addr, "database": s.db, "schema": s.schema, "io_mode": s.ioMode.String(),
+		store.LinkWritesKey: "reference"}}
+	if s.useFunc {
+		d.Settings[store.LinkWritesKey] = "routine (SELECT " + s.writeFunc() + "(...))"
 	}
 	for _, k := range []string{"fsync", "synchronous_commit", "full_page_writes", "shared_buffers", "wal_level", "default_transaction_isolation"} {
 		var val string

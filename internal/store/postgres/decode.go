@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -29,56 +30,81 @@ import (
 type stmt struct{ name, sql string }
 
 type queries struct {
-	write, multiget, list, count, addNode, getNode, updNode, delNode stmt
-	// The write function's statements, for link writes sent from the
-	// client (pg_write_function = false).
-	begin, commit, readLink, readVis, insLink, updLink, hideLink, delLink, upsertCount stmt
+	list, count, addNode, getNode, updNode, delNode stmt
+	// A link write's statements, as the reference's store sends them
+	// (link_writes = reference), or the write function's call (routine).
+	begin, commit, rollback, readVis, insLink, addCount, updLink, hideLink, delLink, incCount, write stmt
 }
 
+// buildQueries are the reference's request statements (LinkStoreSql and
+// LinkStorePgsql), with the store's quoted table names. They differ from
+// its texts in what the server cannot tell apart, and in one thing it can:
+// the list's ORDER BY names id2 after time, so that links of one time come
+// in one order (the SPEC's); the index the list reads gives both orders,
+// and the plan is the same. The count upsert names its conflict by its
+// columns rather than by the name the reference's DDL gives the primary
+// key.
 func (s *Store) buildQueries() queries {
 	t := s.t
 	return queries{
-		write:    stmt{"lb_write", "SELECT " + s.writeFunc() + "($1, $2, $3, $4, $5, $6, $7, $8, $9)"},
-		multiget: stmt{"lb_multiget", "SELECT id2, visibility, data, time, version FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = ANY($3)"},
-		list: stmt{"lb_list", "SELECT id2, data, time, version FROM " + t.Link +
-			" WHERE id1 = $1 AND link_type = $2 AND visibility = 1 AND time >= $3 AND time <= $4 ORDER BY time DESC, id2 DESC LIMIT $5 OFFSET $6"},
+		list: stmt{"lb_list", "SELECT id1, id2, link_type, visibility, data, version, time FROM " + t.Link +
+			" WHERE id1 = $1 AND link_type = $2 AND time >= $3 AND time <= $4 AND visibility = 1 ORDER BY time DESC, id2 DESC LIMIT $5 OFFSET $6"},
 		count:   stmt{"lb_count", "SELECT count FROM " + t.Count + " WHERE id = $1 AND link_type = $2"},
-		addNode: stmt{"lb_add_node", "INSERT INTO " + t.Node + " (type, version, time, data) VALUES ($1, $2, $3, $4) RETURNING id"},
-		getNode: stmt{"lb_get_node", "SELECT version, time, data FROM " + t.Node + " WHERE id = $1 AND type = $2"},
+		addNode: stmt{"lb_add_node", "INSERT INTO " + t.Node + " (type, version, time, data) VALUES ($1, $2, $3, $4) RETURNING *"},
+		getNode: stmt{"lb_get_node", "SELECT id, type, version, time, data FROM " + t.Node + " WHERE id = $1"},
 		updNode: stmt{"lb_update_node", "UPDATE " + t.Node + " SET version = $1, time = $2, data = $3 WHERE id = $4 AND type = $5"},
 		delNode: stmt{"lb_delete_node", "DELETE FROM " + t.Node + " WHERE id = $1 AND type = $2"},
 
 		begin:    stmt{"lb_begin", "BEGIN"},
 		commit:   stmt{"lb_commit", "COMMIT"},
-		readLink: stmt{"lb_read_link", "SELECT visibility, data, time, version FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = $3 FOR UPDATE"},
-		readVis:  stmt{"lb_read_visibility", "SELECT visibility FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = $3 FOR UPDATE"},
-		insLink: stmt{"lb_insert_link", "INSERT INTO " + t.Link + " (id1, id2, link_type, visibility, data, time, version) VALUES ($1, $2, $3, $4, $5, $6, $7)" +
-			" ON CONFLICT DO NOTHING"},
-		updLink:  stmt{"lb_update_link", "UPDATE " + t.Link + " SET visibility = $1, data = $2, time = $3, version = $4 WHERE link_type = $5 AND id1 = $6 AND id2 = $7"},
-		hideLink: stmt{"lb_hide_link", "UPDATE " + t.Link + " SET visibility = 0 WHERE link_type = $1 AND id1 = $2 AND id2 = $3"},
-		delLink:  stmt{"lb_delete_link", "DELETE FROM " + t.Link + " WHERE link_type = $1 AND id1 = $2 AND id2 = $3"},
-		upsertCount: stmt{"lb_upsert_count", "INSERT INTO " + t.Count + " AS c (id, link_type, count, time, version) VALUES ($1, $2, GREATEST($3, 0), $4, 1)" +
-			" ON CONFLICT (id, link_type) DO UPDATE SET count = GREATEST(c.count + $3, 0), time = $4, version = c.version + 1"},
+		rollback: stmt{"lb_rollback", "ROLLBACK"},
+		readVis:  stmt{"lb_read_visibility", "SELECT visibility FROM " + t.Link + " WHERE id1 = $1 AND id2 = $2 AND link_type = $3 FOR UPDATE"},
+		insLink:  stmt{"lb_insert_link", "INSERT INTO " + t.Link + " (id1, id2, link_type, visibility, data, version, time) VALUES ($1, $2, $3, $4, $5, $6, $7)"},
+		addCount: stmt{"lb_add_count", "INSERT INTO " + t.Count + " AS c (id, link_type, count, time, version) VALUES ($1, $2, $3, $4, 0)" +
+			" ON CONFLICT (id, link_type) DO UPDATE SET count = c.count + $5, version = c.version + 1, time = $6"},
+		updLink:  stmt{"lb_update_link", "UPDATE " + t.Link + " SET visibility = $1, data = $2, version = $3, time = $4 WHERE id1 = $5 AND id2 = $6 AND link_type = $7"},
+		hideLink: stmt{"lb_hide_link", "UPDATE " + t.Link + " SET visibility = 0 WHERE id1 = $1 AND id2 = $2 AND link_type = $3"},
+		delLink:  stmt{"lb_delete_link", "DELETE FROM " + t.Link + " WHERE id1 = $1 AND id2 = $2 AND link_type = $3"},
+		incCount: stmt{"lb_inc_count", "UPDATE " + t.Count + " SET count = count + $1, version = version + 1, time = $2 WHERE id = $3 AND link_type = $4"},
+		write:    stmt{"lb_write", "SELECT " + s.writeFunc() + "($1, $2, $3, $4, $5, $6, $7, $8, $9)"},
 	}
+}
+
+// multigetSQL is the multiget with its ids written in, as the reference
+// sends it: a statement it does not prepare, which the server parses and
+// plans each time.
+func (s *Store) multigetSQL(id1, lt int64, id2s []int64) string {
+	b := make([]byte, 0, 128+len(s.t.Link)+21*len(id2s))
+	b = append(b, "SELECT id1, id2, link_type, visibility, data, version, time FROM "...)
+	b = append(b, s.t.Link...)
+	b = append(b, " WHERE id1 = "...)
+	b = strconv.AppendInt(b, id1, 10)
+	b = append(b, " AND link_type = "...)
+	b = strconv.AppendInt(b, lt, 10)
+	b = append(b, " AND id2 IN ("...)
+	for i, id2 := range id2s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id2, 10)
+	}
+	return string(append(b, ')'))
 }
 
 // arg is one parameter: an integer, a byte string or a list of ids.
 type arg struct {
 	n    int64
 	b    []byte
-	ids  []int64
 	kind uint8
 }
 
 const (
 	argInt = iota
 	argBytes
-	argIDs
 )
 
-func num(n int64) arg      { return arg{n: n} }
-func blob(b []byte) arg    { return arg{b: b, kind: argBytes} }
-func idList(v []int64) arg { return arg{ids: v, kind: argIDs} }
+func num(n int64) arg   { return arg{n: n} }
+func blob(b []byte) arg { return arg{b: b, kind: argBytes} }
 
 // maxArgs is the most parameters a request statement has (the link write).
 const maxArgs = 9
@@ -107,12 +133,6 @@ func (sc *scratch) encode(oids []uint32, args []arg) ([][]byte, error) {
 		switch a.kind {
 		case argInt:
 			sc.buf, err = appendInt(sc.buf, oids[i], a.n)
-		case argIDs:
-			if oids[i] != pgtype.Int8ArrayOID {
-				err = fmt.Errorf("parameter %d has type oid %d, want bigint[]", i+1, oids[i])
-				break
-			}
-			sc.buf = appendIDArray(sc.buf, a.ids)
 		case argBytes:
 			if oids[i] != pgtype.ByteaOID {
 				err = fmt.Errorf("parameter %d has type oid %d, want bytea", i+1, oids[i])
@@ -155,20 +175,6 @@ func appendInt(b []byte, oid uint32, n int64) ([]byte, error) {
 		return binary.BigEndian.AppendUint16(b, uint16(int16(n))), nil
 	}
 	return b, fmt.Errorf("a parameter has type oid %d; linkbench sends smallint, integer or bigint", oid)
-}
-
-// appendIDArray encodes a one-dimensional bigint[] without NULLs.
-func appendIDArray(b []byte, ids []int64) []byte {
-	b = binary.BigEndian.AppendUint32(b, 1) // dimensions
-	b = binary.BigEndian.AppendUint32(b, 0) // no NULLs
-	b = binary.BigEndian.AppendUint32(b, pgtype.Int8OID)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(ids)))
-	b = binary.BigEndian.AppendUint32(b, 1) // lower bound
-	for _, id := range ids {
-		b = binary.BigEndian.AppendUint32(b, 8)
-		b = binary.BigEndian.AppendUint64(b, uint64(id))
-	}
-	return b
 }
 
 // row is one result row: its values in binary and their columns.
@@ -223,30 +229,81 @@ func exec(ctx context.Context, cs conns, st *stmt, args []arg, each func(row) er
 	return tag.RowsAffected(), err
 }
 
+// unprepared runs text, a statement without parameters, on a connection
+// of cs as pgconn's unnamed statement (parsed and planned by the server
+// each time, as a JDBC driver runs a statement it does not prepare),
+// calling each for every row, its columns in binary.
+func unprepared(ctx context.Context, cs conns, text string, each func(row) error) error {
+	c, err := cs.get(ctx)
+	if err != nil {
+		return err
+	}
+	defer cs.put(c)
+	ectx, ic, err := armed(ctx, c)
+	if err != nil {
+		return err
+	}
+	if ic != nil {
+		defer ic.Disarm()
+	}
+	rr := c.Conn().PgConn().ExecParams(ectx, text, nil, nil, nil, binary9[:1])
+	var r row
+	for rr.NextRow() {
+		r.v, r.fds = rr.Values(), rr.FieldDescriptions()
+		if err := each(r); err != nil {
+			rr.Close()
+			return err
+		}
+	}
+	_, err = rr.Close()
+	return err
+}
+
 // direct runs st as run does without a first statement, writing its
 // Bind, Execute and Sync with the connection's protocol layer and reading
 // the answer up to ReadyForQuery itself: pgconn's result reader, its
 // guard against a write that blocks (a timer set and stopped around every
 // flush) and its command tag (a string made for every statement) cost
 // the driver more CPU per request than the protocol's work, and none of
-// them is needed by a single autocommit statement of a few hundred bytes
-// on a connection that is not watched for ctx (armed). The connection's
-// state is left as pgconn's would be: idle, or closed (and so dropped by
-// the pool) when the answer could not be read to its end.
+// them is needed by a single statement of a few hundred bytes on a
+// connection that is not watched for ctx (armed). The connection's state
+// is left as pgconn's would be: idle, or closed (and so dropped by the
+// pool) when the answer could not be read to its end.
 func direct(ctx context.Context, c *pgxpool.Conn, st *stmt, args []arg, each func(row) error) (int64, error) {
+	n, _, err := directTx(ctx, c, nil, st, args, each)
+	return n, err
+}
+
+// directTx is direct with first (no parameters, no rows: BEGIN) sent
+// before st when not nil, in the same message, as run sends it. It also
+// returns the transaction status of the server's ReadyForQuery ('I' idle,
+// 'T' in a transaction, 'E' in a failed one; 0 when the answer was not
+// read): pgconn, which did not read it, still holds the one before.
+func directTx(ctx context.Context, c *pgxpool.Conn, first, st *stmt, args []arg, each func(row) error) (int64, byte, error) {
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
+	var fd *pgconn.StatementDescription
+	if first != nil {
+		var err error
+		if fd, err = c.Conn().Prepare(ctx, first.name, first.sql); err != nil {
+			return 0, 0, err
+		}
+	}
 	sd, vals, err := prepared(ctx, c, st, args, sc)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	pc := c.Conn().PgConn()
 	fe := pc.Frontend()
+	if fd != nil {
+		fe.SendBind(&pgproto3.Bind{PreparedStatement: fd.Name})
+		fe.SendExecute(&pgproto3.Execute{})
+	}
 	fe.SendBind(&pgproto3.Bind{PreparedStatement: sd.Name, ParameterFormatCodes: binary9[:len(vals)], Parameters: vals, ResultFormatCodes: binary9[:len(sd.Fields)]})
 	fe.SendExecute(&pgproto3.Execute{})
 	fe.SendSync(&pgproto3.Sync{})
 	if err := fe.Flush(); err != nil {
-		return 0, broken(pc, err)
+		return 0, 0, broken(pc, err)
 	}
 	var (
 		n      int64
@@ -256,7 +313,7 @@ func direct(ctx context.Context, c *pgxpool.Conn, st *stmt, args []arg, each fun
 	for {
 		msg, err := fe.Receive()
 		if err != nil {
-			return 0, broken(pc, errors.Join(failed, err))
+			return 0, 0, broken(pc, errors.Join(failed, err))
 		}
 		switch msg := msg.(type) {
 		case *pgproto3.DataRow:
@@ -271,10 +328,10 @@ func direct(ctx context.Context, c *pgxpool.Conn, st *stmt, args []arg, each fun
 				failed = pgconn.ErrorResponseToPgError(msg)
 			}
 		case *pgproto3.ReadyForQuery:
-			return n, failed
+			return n, msg.TxStatus, failed
 		case *pgproto3.BindComplete, *pgproto3.EmptyQueryResponse, *pgproto3.NoticeResponse, *pgproto3.ParameterStatus, *pgproto3.NotificationResponse:
 		default:
-			return 0, broken(pc, fmt.Errorf("%s: the server sent an unexpected %T", st.name, msg))
+			return 0, 0, broken(pc, fmt.Errorf("%s: the server sent an unexpected %T", st.name, msg))
 		}
 	}
 }
@@ -395,25 +452,24 @@ func run(ctx, ectx context.Context, c *pgxpool.Conn, first, st *stmt, args []arg
 	return tag, err
 }
 
-// link reads id2 from column id2c and data, time and version from
-// columns rest, rest+1 and rest+2 of r.
-func (r row) link(id2c, rest int, l *graph.Link, data *store.ListData) error {
-	id2, err := r.int(id2c)
+// link reads a row of the reference's link columns (id1, id2, link_type,
+// visibility, data, version, time) into l, its data added to data.
+func (r row) link(l *graph.Link, data *store.ListData) error {
+	var vals [7]int64
+	for i := range vals {
+		if i == 4 {
+			continue
+		}
+		var err error
+		if vals[i], err = r.int(i); err != nil {
+			return err
+		}
+	}
+	d, err := r.bytes(4)
 	if err != nil {
 		return err
 	}
-	d, err := r.bytes(rest)
-	if err != nil {
-		return err
-	}
-	tm, err := r.int(rest + 1)
-	if err != nil {
-		return err
-	}
-	ver, err := r.int(rest + 2)
-	if err != nil {
-		return err
-	}
-	l.ID2, l.Time, l.Version, l.Data = id2, tm, int32(ver), data.Add(d)
+	l.ID1, l.ID2, l.LinkType, l.Visibility = vals[0], vals[1], vals[2], uint8(vals[3])
+	l.Version, l.Time, l.Data = int32(vals[5]), vals[6], data.Add(d)
 	return nil
 }

@@ -9,15 +9,17 @@
 // counttable and nodetable; ids are bigint and payloads bytea, so the
 // reference driver and this one can run against each other's databases.
 //
-// Each link write is one round trip: a PL/pgSQL function (created by init)
-// runs the reference's statements: ADD_LINK inserts the link and reads it
-// for update when the key exists, UPDATE_LINK and DELETE_LINK read it for
-// update first; the count row is upserted last, when the link is inserted
-// or its visibility changes, all in one transaction. Bulk loads use binary
-// COPY, with the id1_type index built after the load (defer_index) and
-// ANALYZE at the end.
+// A request sends what the reference's PostgreSQL store sends (SPEC,
+// "What the server sees"): a requester's session keeps two connections,
+// its link writes on one in the reference's transactions (refwrite.go,
+// sqlstore.RefUpsert and RefDelete: BEGIN with the first statement, one
+// round trip per statement, the duplicate-key error, rollbacks and retries
+// of the reference's loop) and everything else on the other. With
+// link_writes = routine a link write is one call of a PL/pgSQL function
+// that init creates instead. Bulk loads use binary COPY, with the id1_type
+// index built after the load (defer_index) and ANALYZE at the end.
 //
 // Keys: url (postgres://...; wins over the rest), host, port (5432), user,
 // password, dbid / dbprefix, pg_schema, sslmode, sslrootcert, defer_index,
-// the table names.
+// link_writes, the table names.
 package postgres

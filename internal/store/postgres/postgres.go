@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -37,37 +36,41 @@ func init() {
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
-			{Name: "pg_write_function", Default: "auto", Doc: "true: link writes in one call of the function linkbench_write_<linktable> (made by init); false: the function's statements from the client in one transaction, as the reference sends its own (BEGIN with the first statement, then one round trip each, COMMIT last); auto: false for a request phase run alone and flat out with from 2 requesters up to 8 per CPU (blocking connections), else true"},
-			{Name: "pg_write_connection", Default: "auto", Doc: "where a requester's writes (link and node) run: own (a second connection, its reads on the first), shared (one connection for all its statements), auto (own on blocking connections up to 4 requesters per CPU, 8 in a request phase run alone and flat out; else shared)"},
+			{Name: store.LinkWritesKey, Default: "reference", Doc: store.LinkWritesDoc + " (here: the function linkbench_write_<linktable>)"},
 		},
 		Open: func(ctx context.Context, o store.Options) (store.Store, error) { return Open(ctx, o) },
-		// Up to two connections per worker (pg_write_connection).
+		// Two connections per requester, as the reference keeps.
 		FilesPerWorker: 2,
 	})
 }
 
 // Store is the PostgreSQL store.
 type Store struct {
-	pool       *pgxpool.Pool
-	addr       string // host:port for messages
-	db, schema string
-	t          store.Tables // schema-qualified, quoted
-	raw        store.Tables // bare names
-	q          queries      // request-phase statements
-	deferIndex bool
-	droppedIdx bool
-	ioMode     netconn.Mode
-	release    func()                    // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
-	lockConn   *atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks (shared by sessions)
-	conns      conns                     // where request statements get their connection
-	wconns     conns                     // where writes get theirs: conns, or a session's second one
-	ownWrite   bool                      // pg_write_connection resolved: a session's writes on their own connection
-	useFunc    bool                      // pg_write_function resolved: link writes in one call of the write function
-	autoStmts  string                    // why pg_write_function = auto chose the client's statements, or ""
+	// pool holds the connections of reads, node writes and the store's
+	// own statements, wpool those of link writes: a requester's two
+	// (Session), as the reference's, never trade roles when a session
+	// gives them back and another takes them.
+	pool, wpool *pgxpool.Pool
+	addr        string // host:port for messages
+	db, schema  string
+	t           store.Tables // schema-qualified, quoted
+	raw         store.Tables // bare names
+	q           queries      // request-phase statements
+	deferIndex  bool
+	droppedIdx  bool
+	ioMode      netconn.Mode
+	release     func()                    // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
+	lockConn    *atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks (shared by sessions)
+	conns       conns                     // where request statements but the link writes get their connection
+	wconns      conns                     // where link writes get theirs: conns, or a session's second one
+	useFunc     bool                      // link_writes = routine: link writes in one call of the write function
 	// listBuf, in a session, is the buffer its list reads copy the rows'
 	// data into, and GetNode the node's, kept for the next; nil on the
 	// shared store, whose reads each get a new one.
 	listBuf *[]byte
+	// refTx, in a session, is its link writes' transaction, kept for the
+	// next (nil on the shared store, whose writes each get a new one).
+	refTx *refTx
 	// refused, when set (by tests), runs after each refused try of
 	// Lock's own key, before the holders are looked up.
 	refused func()
@@ -138,44 +141,24 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	ownWrite, err := writeConnection(store.String(p, "pg_write_connection", ""), mode, o, p.Where("pg_write_connection"))
+	for _, k := range []string{"pg_write_function", "pg_write_connection"} {
+		if err := store.Removed(p, k, "link writes go as the reference's statements on each requester's second connection, whatever the requesters; link_writes = routine calls the write function instead"); err != nil {
+			return nil, err
+		}
+	}
+	useFunc, err := store.LinkWrites(p)
 	if err != nil {
 		return nil, err
 	}
-	perWorker := 1
-	if ownWrite {
-		perWorker = 2
-	}
-	cfg.MaxConns = int32(perWorker*max(o.Concurrency, 1) + 2)
+	// A session keeps two connections (Session), as the reference's
+	// requesters do: one of pool, one of wpool.
+	cfg.MaxConns = int32(max(o.Concurrency, 1) + 2)
 	cfg.MinConns = 0
 	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	cfg.HealthCheckPeriod = 5 * time.Second
 	deferIdx, err := store.Bool(p, "defer_index", true)
 	if err != nil {
 		return nil, err
-	}
-	// pg_write_function = auto sends the function's statements from the
-	// client where mysql_write_procedure = auto sends the procedure's
-	// (netconn.FlatOutBlocking), but for a lone requester. There the one
-	// call's commits share the server's log flushes with the other
-	// requesters' node writes and make those wait longer than beside the
-	// reference, while the client's round trips cost the driver little on a
-	// blocking connection: against the reference on 2 CPUs a node write was
-	// 6-15 % slower than its in every pair at 4 and 16 requesters with the
-	// function, and none with the statements. A lone requester's commits
-	// share no flush, and the function saves it the round trips. The poller's
-	// requesters keep the function too (docs/performance.md, "PostgreSQL's
-	// link writes from the client from 2 requesters on").
-	useFunc, auto, err := store.AutoBool(p, "pg_write_function")
-	if err != nil {
-		return nil, err
-	}
-	autoStmts := ""
-	if auto {
-		useFunc = o.Concurrency < 2 || !netconn.FlatOutBlocking(mode, o.Concurrency, o.Requests, o.FlatOut)
-		if !useFunc {
-			autoStmts = fmt.Sprintf("pg_write_function = auto chose them for %d requesters on %d CPUs", o.Concurrency, runtime.NumCPU())
-		}
 	}
 	cfg.ConnConfig.DialFunc = netconn.Dialer{Mode: mode, Timeout: cfg.ConnConfig.ConnectTimeout}.DialContext
 	s := &Store{
@@ -184,9 +167,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		deferIndex: deferIdx,
 		raw:        store.TableNames(p),
 		ioMode:     mode,
-		ownWrite:   ownWrite,
 		useFunc:    useFunc,
-		autoStmts:  autoStmts,
 		release:    func() {},
 		lockConn:   new(atomic.Pointer[pgx.Conn]),
 	}
@@ -196,43 +177,25 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	s.q = s.buildQueries()
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	s.release = mode.Reserve(int(cfg.MaxConns), o.Concurrency)
+	s.release = mode.Reserve(2*int(cfg.MaxConns), o.Concurrency)
 	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
-	s.conns = pooled{s.pool}
-	s.wconns = s.conns
+	if err == nil {
+		s.wpool, err = pgxpool.NewWithConfig(pctx, cfg)
+	}
+	s.conns, s.wconns = pooled{s.pool}, pooled{s.wpool}
 	if err == nil {
 		err = s.pool.Ping(pctx)
 	}
 	if err != nil {
-		if s.pool != nil {
-			s.pool.Close()
+		for _, p := range []*pgxpool.Pool{s.pool, s.wpool} {
+			if p != nil {
+				p.Close()
+			}
 		}
 		s.release()
 		return nil, s.connectError(err, cfg.ConnConfig.User)
 	}
 	return s, nil
-}
-
-// writeConnection reads pg_write_connection: whether a session's writes
-// get their own connection, for a store opened with o on connections of
-// mode. auto gives them one when the connections block, for few requesters
-// per CPU (netconn.Few) or for as many as io_mode=auto gives blocking
-// connections when they run flat out (netconn.Blocks): a backend that
-// serves only reads answers them sooner than one that also commits the
-// requester's writes. Paced at 8 per CPU, or on the poller with many
-// requesters, twice as many backends cost the server more than that saves
-// (docs/performance.md).
-func writeConnection(v string, mode netconn.Mode, o store.Options, where string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "auto":
-		few := netconn.Few(o.Concurrency) || o.FlatOut && netconn.Blocks(o.Concurrency, o.Requests)
-		return mode == netconn.Blocking && few, nil
-	case "own":
-		return true, nil
-	case "shared":
-		return false, nil
-	}
-	return false, fmt.Errorf("pg_write_connection (%s): %q is not a choice; use auto, own or shared", where, v)
 }
 
 // redactErr hides a password that a parse error might echo.
@@ -310,6 +273,7 @@ func (s *Store) Close() error {
 		cancel()
 	}
 	s.pool.Close()
+	s.wpool.Close()
 	s.release()
 	return nil
 }

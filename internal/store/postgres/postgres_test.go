@@ -20,6 +20,7 @@ import (
 	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/store/netconn"
 	"github.com/linkbench/linkbench/internal/store/storetest"
+	"github.com/linkbench/linkbench/internal/store/storetest/wiretap"
 )
 
 // testURL is the throwaway server of scripts/postgres.sh. Under CI=true a
@@ -47,14 +48,13 @@ func fresh(t *testing.T, extra store.MapProps) *Store {
 	return s
 }
 
-// TestConformance runs the suite with a session's writes on their own
-// connection and on the connection of its reads, and with link writes
-// sent from the client (pg_write_function = false).
+// TestConformance runs the suite with link writes as the reference's
+// statements (the default) and as calls of the write function.
 func TestConformance(t *testing.T) {
-	for _, c := range []struct{ name, wc, fn string }{{"own", "own", "true"}, {"shared", "shared", "true"}, {"client-writes", "own", "false"}} {
-		t.Run(c.name, func(t *testing.T) {
+	for _, mode := range []string{"reference", "routine"} {
+		t.Run(mode, func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) store.Store {
-				s := fresh(t, store.MapProps{"pg_write_connection": c.wc, "pg_write_function": c.fn})
+				s := fresh(t, store.MapProps{"link_writes": mode})
 				if err := s.Init(context.Background(), false); err != nil {
 					t.Fatal(err)
 				}
@@ -64,113 +64,76 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// A session with pg_write_connection = own holds two connections, its
-// writes on one and its reads on the other, and gives both back when it
-// closes; shared holds one. auto picks own on blocking connections for
-// few requesters per CPU, or up to 8 per CPU for a request phase run
-// flat out, and a value that is none of the three is refused.
-func TestSessionWriteConnection(t *testing.T) {
+// A session holds two connections, as a requester of the reference does,
+// one of each pool (its reads' and its link writes'), and gives both back
+// when it closes.
+func TestSessionKeepsTwoConnections(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct {
-		setting string
-		held    int32
-	}{{"own", 2}, {"shared", 1}} {
-		s := fresh(t, store.MapProps{"pg_write_connection": c.setting})
-		if err := s.Init(ctx, false); err != nil {
-			t.Fatal(err)
-		}
-		sess := s.Session()
-		id, err := sess.AddNode(ctx, &graph.Node{Type: 1, Data: []byte("n")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l := graph.Link{ID1: id, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault}
-		if _, err := sess.AddLink(ctx, &l); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := sess.CountLinks(ctx, id, 1); err != nil || n != 1 {
-			t.Fatalf("%s: count %d (%v) after one link, want 1", c.setting, n, err)
-		}
-		if got := s.pool.Stat().AcquiredConns(); got != c.held {
-			t.Errorf("%s: a session that wrote and read holds %d connections, want %d", c.setting, got, c.held)
-		}
-		if d, err := s.Describe(ctx); err != nil || d.Settings["write_connection"] != c.setting {
-			t.Errorf("%s: Describe says write_connection %q (%v)", c.setting, d.Settings["write_connection"], err)
-		}
-		sess.Close()
-		if got := s.pool.Stat().AcquiredConns(); got != 0 {
-			t.Errorf("%s: a closed session still holds %d connections", c.setting, got)
-		}
+	s := fresh(t, nil)
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
 	}
-	perCPU := runtime.NumCPU()
-	for _, c := range []struct {
-		mode netconn.Mode
-		o    store.Options
-		own  bool
-	}{
-		{netconn.Blocking, store.Options{Concurrency: 1}, true},
-		{netconn.Blocking, store.Options{Concurrency: 4 * perCPU}, true},
-		{netconn.Blocking, store.Options{Concurrency: 8 * perCPU, Requests: true, FlatOut: true}, true},
-		{netconn.Blocking, store.Options{Concurrency: 8 * perCPU, Requests: true}, false},
-		{netconn.Blocking, store.Options{Concurrency: 8 * perCPU}, false},
-		{netconn.Blocking, store.Options{Concurrency: 9 * perCPU, Requests: true, FlatOut: true}, false},
-		{netconn.Poller, store.Options{Concurrency: 1}, false},
-	} {
-		own, err := writeConnection("auto", c.mode, c.o, "test")
-		if err != nil || own != c.own {
-			t.Errorf("auto, %s, %d requesters (request phase %v, flat out %v): own %v (%v), want %v", c.mode, c.o.Concurrency, c.o.Requests, c.o.FlatOut, own, err, c.own)
-		}
+	sess := s.Session()
+	id, err := sess.AddNode(ctx, &graph.Node{Type: 1, Data: []byte("n")})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := writeConnection("both", netconn.Blocking, store.Options{Concurrency: 1}, "-D pg_write_connection"); err == nil || !strings.Contains(err.Error(), "use auto, own or shared") || !strings.Contains(err.Error(), "-D pg_write_connection") {
-		t.Errorf("a bad value: %v", err)
+	l := graph.Link{ID1: id, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault}
+	if _, err := sess.AddLink(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sess.CountLinks(ctx, id, 1); err != nil || n != 1 {
+		t.Fatalf("count %d (%v) after one link, want 1", n, err)
+	}
+	if r, w := s.pool.Stat().AcquiredConns(), s.wpool.Stat().AcquiredConns(); r != 1 || w != 1 {
+		t.Errorf("a session that wrote and read holds %d + %d connections, want one of each pool", r, w)
+	}
+	sess.Close()
+	if got := s.pool.Stat().AcquiredConns() + s.wpool.Stat().AcquiredConns(); got != 0 {
+		t.Errorf("a closed session still holds %d connections", got)
 	}
 }
 
-// TestWriteFunctionAuto: pg_write_function = auto sends the function's
-// statements from the client for 2 or more requesters of a request phase
-// run alone and flat out on blocking connections (netconn.FlatOutBlocking
-// has the cases), and the store's description says why; paced, outside a
-// request phase or for a lone requester the same schema's function is
-// called; a bad value is refused before connecting.
-func TestWriteFunctionAuto(t *testing.T) {
+// TestLinkWritesByTheKeyAlone: link writes go as the reference's
+// statements at any number of requesters, paced or flat out, in a request
+// phase or beside a load; link_writes = routine calls the write function;
+// the store's description says which; a bad value, and the keys that
+// chose before, are refused before connecting.
+func TestLinkWritesByTheKeyAlone(t *testing.T) {
 	ctx := context.Background()
-	if _, err := Open(ctx, store.Options{Props: store.MapProps{"url": "postgres://u@127.0.0.1:1/x", "pg_write_function": "maybe"}}); err == nil || !strings.Contains(err.Error(), "use auto, true or false") || !strings.Contains(err.Error(), "pg_write_function") {
-		t.Errorf("a bad value: %v", err)
+	for k, v := range map[string]string{"link_writes": "auto", "pg_write_function": "true", "pg_write_connection": "own"} {
+		_, err := Open(ctx, store.Options{Props: store.MapProps{"url": "postgres://u@127.0.0.1:1/x", k: v}})
+		if err == nil || !strings.Contains(err.Error(), k) || !strings.Contains(err.Error(), "routine") {
+			t.Errorf("%s = %s: %v", k, v, err)
+		}
 	}
 	made := fresh(t, nil)
 	if err := made.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	open := func(o store.Options) *Store {
-		o.Props = store.MapProps{"url": testURL(t), "pg_schema": made.schema, "io_mode": "blocking"}
+	linkWrites := func(o store.Options, props store.MapProps) string {
+		o.Props = store.MapProps{"url": testURL(t), "pg_schema": made.schema}
+		for k, v := range props {
+			o.Props.(store.MapProps)[k] = v
+		}
 		s, err := Open(ctx, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	linkWrites := func(s *Store) string {
+		defer s.Close()
 		d, err := s.Describe(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d.Settings["link_writes"]
 	}
-	n := 8 * runtime.NumCPU()
-	flat := open(store.Options{Concurrency: n, Requests: true, FlatOut: true})
-	if got := linkWrites(flat); !strings.HasPrefix(got, "client transaction") || !strings.Contains(got, "pg_write_function = auto chose them") {
-		t.Fatalf("link_writes at %d requesters flat out = %q", n, got)
-	}
-	sess := flat.Session().(*Store)
-	defer sess.Close()
-	if res, err := sess.AddLink(ctx, &graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault, Data: []byte("x")}); err != nil || res != graph.Inserted {
-		t.Fatalf("AddLink by the statements = %v, %v", res, err)
-	}
-	for _, o := range []store.Options{{Concurrency: n, Requests: true}, {Concurrency: 2}, {Concurrency: 1, Requests: true, FlatOut: true}} {
-		if got := linkWrites(open(o)); !strings.HasPrefix(got, "SELECT ") {
-			t.Errorf("link_writes at %d requesters (request phase %v, flat out %v) = %q, want the function", o.Concurrency, o.Requests, o.FlatOut, got)
+	for _, o := range []store.Options{{Concurrency: 1, Requests: true}, {Concurrency: 2}, {Concurrency: 16 * runtime.NumCPU(), Requests: true}, {Concurrency: 64}} {
+		if got := linkWrites(o, nil); got != "reference" {
+			t.Errorf("link_writes at %d requesters (request phase %v) = %q, want reference", o.Concurrency, o.Requests, got)
 		}
+	}
+	if got := linkWrites(store.Options{Concurrency: 4, Requests: true}, store.MapProps{"link_writes": "routine"}); !strings.HasPrefix(got, "routine (SELECT ") {
+		t.Errorf("link_writes = routine described as %q", got)
 	}
 }
 
@@ -189,7 +152,7 @@ func TestSessionConnectionsReplacedTogether(t *testing.T) {
 	q := u.Query()
 	q.Set("application_name", app)
 	u.RawQuery = q.Encode()
-	s := fresh(t, store.MapProps{"url": u.String(), "pg_write_connection": "own"})
+	s := fresh(t, store.MapProps{"url": u.String()})
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -522,10 +485,11 @@ func TestLockOfAHolderThatJustLetGo(t *testing.T) {
 
 // The request statements run on pgx's protocol layer with pooled
 // parameter buffers and, on a blocking connection, without pgconn's result
-// reader (direct): a primary-key read, a link write and a short list read
-// make 1, 0 and 1 allocations, the node's data and the list's (pgconn's
-// result reader made 1, 1 and 2 with its command tag, pgx's Query and Scan
-// 13, 13 and 10).
+// reader (direct): a primary-key read and a short list read make 1
+// allocation each, the node's data and the list's (pgconn's result reader
+// made 1 and 2 with its command tag, pgx's Query and Scan 13 and 10); on a
+// session a link write as the reference's statements, in its transaction,
+// makes at most 1 (its steps were 67 as closures on pgconn's batches).
 func TestRequestsAllocateLittle(t *testing.T) {
 	s := fresh(t, store.MapProps{"io_mode": "blocking"})
 	ctx, cancel := context.WithCancel(context.Background()) // a requester's context can be cancelled
@@ -542,13 +506,18 @@ func TestRequestsAllocateLittle(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := make([]graph.Link, 0, 16)
+	sess := s.Session()
+	defer sess.Close()
+	nl := l
+	nl.ID1 = 9 // not the list read below
 	for _, c := range []struct {
 		name string
 		max  float64
 		op   func() error
 	}{
 		{"GetNode", 1, func() error { _, _, err := s.GetNode(ctx, graph.NodeType, id); return err }},
-		{"AddLink", 0, func() error { _, err := s.AddLink(ctx, &l); return err }},
+		{"AddLink of a new link", 1, func() error { nl.ID2++; _, err := sess.AddLink(ctx, &nl); return err }},
+		{"UpdateLink", 1, func() error { _, err := sess.UpdateLink(ctx, &l); return err }},
 		{"GetLinkList", 1, func() error {
 			_, err := s.GetLinkList(ctx, graph.ListQuery{ID1: 7, LinkType: 1, MaxTime: 1 << 40, Limit: 10}, dst[:0])
 			return err
@@ -641,7 +610,7 @@ func TestSessionListsReuseTheirBuffer(t *testing.T) {
 // the count row first to lock it, so every write wrote it, twice for most.
 func TestWriteFunctionRunsTheReferenceStatements(t *testing.T) {
 	ctx := context.Background()
-	s := fresh(t, nil)
+	s := fresh(t, store.MapProps{"link_writes": "routine"})
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -767,13 +736,12 @@ func TestConcurrentSharersAreNotRefused(t *testing.T) {
 	}
 }
 
-// TestClientWriteFailureKeepsItsConnection: with pg_write_function =
-// false a link write that fails after its BEGIN (here the count row's
+// TestClientWriteFailureKeepsItsConnection: a link write that fails after its BEGIN (here the count row's
 // upsert overflows) is rolled back on its connection, which the session
 // keeps for its next write; the link it inserted is gone.
 func TestClientWriteFailureKeepsItsConnection(t *testing.T) {
 	ctx := context.Background()
-	s := fresh(t, store.MapProps{"pg_write_connection": "own", "pg_write_function": "false"})
+	s := fresh(t, nil)
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -799,52 +767,46 @@ func TestClientWriteFailureKeepsItsConnection(t *testing.T) {
 	if w.c != kept {
 		t.Error("the next write took another connection")
 	}
-	if d, err := s.Describe(ctx); err != nil || !strings.HasPrefix(d.Settings["link_writes"], "client transaction") {
+	if d, err := s.Describe(ctx); err != nil || d.Settings["link_writes"] != "reference" {
 		t.Errorf("Describe says link_writes %q (%v)", d.Settings["link_writes"], err)
 	}
 }
 
-// TestClientDeleteReadsTheVisibilityAlone: with pg_write_function =
-// false a DELETE_LINK reads the link's visibility for update and nothing
-// else, as the reference's does; an upsert that reads first reads the
-// whole row (its result compares the data).
-func TestClientDeleteReadsTheVisibilityAlone(t *testing.T) {
+// TestLinkWritesReadTheVisibilityAlone: every link write that reads the
+// link reads its visibility for update and nothing else, as the
+// reference's do.
+func TestLinkWritesReadTheVisibilityAlone(t *testing.T) {
 	ctx := context.Background()
-	s := fresh(t, store.MapProps{"pg_write_connection": "own", "pg_write_function": "false"})
+	s := fresh(t, nil)
 	if err := s.Init(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	sess := s.Session().(*Store)
 	defer sess.Close()
-	prepared := func() string {
-		var names []string
-		rows, err := sess.wconns.(*held).c.Query(ctx, "SELECT name FROM pg_prepared_statements WHERE name LIKE 'lb_read%' ORDER BY name")
-		if err == nil {
-			names, err = pgx.CollectRows(rows, pgx.RowTo[string])
-		}
-		if err != nil {
+	l := graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault}
+	for _, write := range []func() error{
+		func() error { _, err := sess.AddLink(ctx, &l); return err },
+		func() error { _, err := sess.AddLink(ctx, &l); return err },
+		func() error { _, err := sess.UpdateLink(ctx, &l); return err },
+		func() error { _, err := sess.DeleteLink(ctx, 1, 1, 2, false); return err },
+	} {
+		if err := write(); err != nil {
 			t.Fatal(err)
 		}
-		return strings.Join(names, " ")
 	}
-	l := graph.Link{ID1: 1, LinkType: 1, ID2: 2, Visibility: graph.VisibilityDefault}
-	if _, err := sess.AddLink(ctx, &l); err != nil {
+	var names []string
+	rows, err := sess.wconns.(*held).c.Query(ctx, "SELECT name FROM pg_prepared_statements WHERE name LIKE 'lb_read%' ORDER BY name")
+	if err == nil {
+		names, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	if existed, err := sess.DeleteLink(ctx, 1, 1, 2, false); err != nil || !existed {
-		t.Fatalf("delete: %v, %v", existed, err)
+	if got := strings.Join(names, " "); got != "lb_read_visibility" {
+		t.Errorf("the write connection prepared %q, want lb_read_visibility", got)
 	}
-	if got := prepared(); got != "lb_read_visibility" {
-		t.Errorf("after an add and a delete the write connection prepared %q, want lb_read_visibility", got)
-	}
-	if _, err := sess.UpdateLink(ctx, &l); err != nil {
-		t.Fatal(err)
-	}
-	if got := prepared(); got != "lb_read_link lb_read_visibility" {
-		t.Errorf("after an update too: %q, want lb_read_link lb_read_visibility", got)
-	}
-	if n, err := sess.CountLinks(ctx, 1, 1); err != nil || n != 1 {
-		t.Errorf("count %d (%v), want 1", n, err)
+	if n, err := sess.CountLinks(ctx, 1, 1); err != nil || n != 0 {
+		t.Errorf("count %d (%v), want 0", n, err)
 	}
 }
 
@@ -944,4 +906,33 @@ func TestIndexBuildProgress(t *testing.T) {
 		}
 	}
 	t.Logf("phases seen: %v", phases)
+}
+
+// TestSendsTheReferencesStatements: every request sends the server the
+// statements the reference's PostgreSQL store sends, on the same of its
+// two connections, in the same transactions, with the same errors and
+// rollbacks (wiretap.RefPaths has them, read from its source and checked
+// against its driver's statements in the server's log).
+func TestSendsTheReferencesStatements(t *testing.T) {
+	u, err := url.Parse(testURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := wiretap.Start(wiretap.Postgres, u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close) // after the store's cleanup, which runs first
+	u.Host = p.Addr()
+	s := fresh(t, store.MapProps{"url": u.String()})
+	ctx := context.Background()
+	if err := s.Init(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	node, err := s.AddNode(ctx, &graph.Node{Type: graph.NodeType, Version: 1, Time: 1, Data: []byte("n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Take()
+	wiretap.CheckRefPaths(t, p, s, wiretap.Dialect{Begin: true, Dup: "23505", Matched: true}, node)
 }

@@ -200,13 +200,16 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 			}
 		}
 	}
+	if !s.useFunc {
+		return nil // the reference's statements need no function
+	}
 	var fn bool
 	var comment *string
 	if err := s.pool.QueryRow(ctx, "SELECT to_regprocedure($1) IS NOT NULL, obj_description(to_regprocedure($1), 'pg_proc')", s.writeFuncSig()).Scan(&fn, &comment); err != nil {
 		return classify(err)
 	}
 	if !fn {
-		return graph.Schema(fmt.Errorf("function %s is missing at %s (tables made by another tool?); run `linkbench init` to add it", s.writeFunc(), s.addr))
+		return graph.Schema(fmt.Errorf("function %s is missing at %s (tables made by another tool?), and link_writes = routine calls it; run `linkbench init` to add it", s.writeFunc(), s.addr))
 	}
 	if comment == nil || *comment != funcVersion {
 		return graph.Schema(fmt.Errorf("function %s at %s was made by an older linkbench (its count rule differs); run `linkbench init` to replace it (the data is kept)", s.writeFunc(), s.addr))

@@ -23,8 +23,8 @@ func (p pooled) put(c *pgxpool.Conn)                            { c.Release() }
 
 // held keeps one connection of the pool between statements; one that broke
 // or was left mid-statement goes back (the pool destroys it) and the next
-// statement takes another. A session with two (pg_write_connection = own)
-// links them as siblings, taken together: when one is found closed (the
+// statement takes another. A session's two are linked as siblings, taken
+// together: when one is found closed (the
 // server restarted, the network failed) the other is closed too, for it
 // most likely went the same way and would fail its next statement (the
 // pool gives back a connection used a moment ago without a ping), and the
@@ -89,21 +89,21 @@ func (h *held) drop() {
 }
 
 // Session implements store.Sessioner: a copy of the store whose request
-// statements run on one held connection, or with pg_write_connection =
-// own its reads on one and its writes on a second. Its Close gives them
-// back and leaves the store open. Its list reads reuse one buffer for the
+// statements run on two held connections, as a requester of the
+// reference keeps two: its link writes on one, in their transactions (or
+// the write function's calls), and everything else on the other,
+// autocommit. Its Close gives them back and leaves the store open. Its list reads reuse one buffer for the
 // rows' data (store.Sessioner allows it): a list of the hot ids' 10,000
 // rows copies about 230 KB, and a new buffer for each made the collector
 // run several times a second at 4 requesters (docs/performance.md).
 func (s *Store) Session() store.Store {
 	c := *s
 	r := &held{pool: s.pool}
-	c.conns, c.wconns = r, r
-	if s.ownWrite {
-		w := &held{pool: s.pool, sibling: r}
-		r.sibling = w
-		c.wconns = w
-	}
+	w := &held{pool: s.wpool, sibling: r}
+	r.sibling = w
+	c.conns, c.wconns = r, w
 	c.listBuf = new([]byte)
+	c.refTx = &refTx{s: &c}
+	c.refTx.readRow = c.refTx.readVis
 	return &c
 }

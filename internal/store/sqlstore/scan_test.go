@@ -161,6 +161,29 @@ func TestScanLinksReadsVisibility(t *testing.T) {
 	}
 }
 
+// TestScanRefLinksReadsEveryColumn: the reference's seven link columns
+// (id1, id2, link_type, visibility, data, version, time) land in their
+// fields, with each row's data its own though the driver reuses its
+// buffer, and in text as in binary.
+func TestScanRefLinksReadsEveryColumn(t *testing.T) {
+	for _, text := range []bool{false, true} {
+		buf := []byte("first")
+		rows := query(t, &rowsDriver{asText: text, rows: [][]driver.Value{
+			{int64(1), int64(5), int64(2), int64(0), buf, int64(3), int64(99)},
+			{int64(1), int64(6), int64(2), int64(1), []byte{}, int64(0), int64(100)},
+		}})
+		got, err := ScanRefLinks(rows, nil, func(err error) error { return err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []graph.Link{{ID1: 1, ID2: 5, LinkType: 2, Visibility: 0, Data: []byte("first"), Version: 3, Time: 99},
+			{ID1: 1, ID2: 6, LinkType: 2, Visibility: 1, Data: []byte{}, Version: 0, Time: 100}}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("text %v: links = %+v, want %+v", text, got, want)
+		}
+	}
+}
+
 func TestScanListRefusesANonNumber(t *testing.T) {
 	rows := query(t, &rowsDriver{rows: [][]driver.Value{{"twelve", []byte("d"), int64(1), int64(0)}}})
 	if _, err := ScanList(rows, 1, 2, nil, func(err error) error { return err }); err == nil {

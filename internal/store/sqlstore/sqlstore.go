@@ -212,16 +212,47 @@ func ScanLinks(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classif
 	return dst, classify(rows.Err())
 }
 
+// ScanRefLinks appends the rows of a query of the reference's link
+// columns (id1, id2, link_type, visibility, data, version, time). The
+// rows' data is copied into one new buffer (store.ListData).
+func ScanRefLinks(rows *sql.Rows, dst []graph.Link, classify Classifier) ([]graph.Link, error) {
+	defer rows.Close()
+	var r row
+	dest := r.dest(7, 4)
+	dest[4] = &r.raw // valid until the next row: copied below
+	var data store.ListData
+	var err error
+	for err == nil && rows.Next() {
+		if err = rows.Scan(dest...); err != nil {
+			break
+		}
+		var l graph.Link
+		if r.raw != nil {
+			l.Data = data.Add(r.raw)
+		}
+		var vis, ver int64
+		if err = r.ints(&l.ID1, &l.ID2, &l.LinkType, &vis, nil, &ver, &l.Time); err != nil {
+			break
+		}
+		l.Visibility, l.Version = uint8(vis), int32(ver)
+		dst = append(dst, l)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return dst, classify(err)
+}
+
 // row holds the destinations of one result row, reused for every row.
 // database/sql assigns a driver's integer to an *int64 by reflection, and
 // to a narrower integer by formatting and parsing it; into an *any it is
 // a plain copy, converted here. The data column goes to a *[]byte (into
 // an *any, its copy would be boxed too).
 type row struct {
-	v    [5]any
+	v    [7]any
 	data []byte
 	raw  sql.RawBytes
-	ptr  [5]any
+	ptr  [7]any
 }
 
 // dest returns the Scan destinations of a row of n columns whose column
@@ -351,6 +382,27 @@ func (st NodeStmts) GetNode(ctx context.Context, nodeType int32, id int64, class
 		n.Time, n.Data = int32(t), r.data
 	}
 	if errors.Is(err, sql.ErrNoRows) {
+		return graph.Node{}, false, nil
+	}
+	if err != nil {
+		return graph.Node{}, false, fmt.Errorf("get node %d: %w", id, classify(err))
+	}
+	return n, true, nil
+}
+
+// GetNodeByID reads a node by its id alone, as the reference does, with
+// Get being "SELECT id, type, version, time, data ... WHERE id = ?", and
+// compares its type here.
+func (st NodeStmts) GetNodeByID(ctx context.Context, nodeType int32, id int64, classify Classifier) (graph.Node, bool, error) {
+	n := graph.Node{ID: id}
+	var r row
+	var typ, t int64
+	err := st.Get.QueryRowContext(ctx, id).Scan(r.dest(5, 4)...)
+	if err == nil {
+		err = r.ints(nil, &typ, &n.Version, &t, nil)
+		n.Type, n.Time, n.Data = int32(typ), int32(t), r.data
+	}
+	if errors.Is(err, sql.ErrNoRows) || err == nil && n.Type != nodeType {
 		return graph.Node{}, false, nil
 	}
 	if err != nil {

@@ -212,6 +212,9 @@ func testWriteOutcome(t *testing.T, s store.Store) {
 					}
 					res := must[graph.WriteResult](t, "link write")(write(ctx, &l))
 					wantRes, delta := graph.WriteOutcome(old != nil, stored, &l)
+					if on, matched := refWrites(s); on && matched && wantRes == graph.Unchanged {
+						wantRes = graph.Updated
+					}
 					if got := count(t, s, id1); res != wantRes || got-before != delta {
 						t.Errorf("over %+v write %+v (update %v): %s, count %+d; want %s, %+d", old, l, update, res, got-before, wantRes, delta)
 					}
@@ -331,6 +334,14 @@ func testBlind(t *testing.T, s store.Store) {
 	step("expunge a visible link", b.DeleteLinkBlind(ctx, 15, lt, 1, true), 1, 0, nil)
 }
 
+// refWrites is what st says of its link writes (store.RefWriter).
+func refWrites(st store.Store) (on, matched bool) {
+	if r, ok := st.(store.RefWriter); ok {
+		return r.RefWrites()
+	}
+	return false, false
+}
+
 func testDeleteLink(t *testing.T, s store.Store) {
 	for id2 := int64(1); id2 <= 4; id2++ {
 		l := link(13, id2, 1, 1000+id2, "d")
@@ -362,7 +373,11 @@ func testDeleteLink(t *testing.T, s store.Store) {
 	check("expunge hidden", 1, true, true, 2, -1)
 	check("delete absent", 99, false, false, 2, -1)
 	check("expunge absent", 98, true, false, 2, -1)
-	// Never below zero, even when the count row disagrees.
+	// Never below zero, even when the count row disagrees; the
+	// reference's statements add -1 as they are.
+	if on, _ := refWrites(s); on {
+		return
+	}
 	if lo, ok := s.(store.BulkLoader); ok {
 		if err := lo.LoadCounts(ctx, []graph.Count{{ID1: 14, LinkType: lt, Count: 0, Time: 1}}); err != nil {
 			t.Fatal(err)
