@@ -6,6 +6,8 @@
 #   scripts/ferretdb.sh url       # mongodb://linkbench:linkbench@127.0.0.1:PORT/?authSource=linkbench
 #   scripts/ferretdb.sh stop      # stop and delete the data
 #   scripts/ferretdb.sh kill      # kill -9 the server (fault tests)
+#   scripts/ferretdb.sh pause     # SIGSTOP the server (hung-server tests)
+#   scripts/ferretdb.sh resume    # SIGCONT it
 #   scripts/ferretdb.sh restart   # stop and start on the same data
 #   scripts/ferretdb.sh status
 #   scripts/ferretdb.sh build     # only build the cached binary
@@ -123,7 +125,9 @@ case "${1:-}" in
   stop) stop_server; rm -rf "$DIR" ;;
   restart) stop_server; start_server ;;
   kill) p="$(pid)"; [ -n "$p" ] && kill -9 "$p" 2>/dev/null || true; rm -f "$DIR/pid" ;;
+  pause) kill -STOP "$(pid)" ;;
+  resume) kill -CONT "$(pid)" ;;
   url) echo "mongodb://$USER_NAME:$USER_PW@127.0.0.1:$PORT/?authSource=linkbench" ;;
   status) if running; then echo "running on 127.0.0.1:$PORT (pid $(pid))"; else echo stopped; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|restart|kill|url|status|build" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|kill|pause|resume|url|status|build" >&2; exit 2 ;;
 esac

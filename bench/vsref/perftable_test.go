@@ -87,19 +87,7 @@ func TestPairVerdictsJudgeEachRound(t *testing.T) {
 // A MyRocks run whose block cache kept missing index blocks says so: its
 // figures are the server's, whichever driver ran.
 func TestPerfTableNamesIndexThrash(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, p Perf) string {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		b, err := json.Marshal(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := perfWriter(t)
 	ops := map[string]OpPerf{"GET_NODE": {Count: 10, MeanMs: 0.2}}
 	ref := write("ref.json", Perf{Label: "reference", Requesters: 16, RequestsPerS: 5204, Ops: ops,
 		ServerCounters: map[string]float64{"status.ROCKSDB_BLOCK_CACHE_INDEX_MISS": 2.9e-5, "status.ROCKSDB_BLOCK_CACHE_INDEX_BYTES_INSERT": 40}})
@@ -122,19 +110,7 @@ func TestPerfTableNamesIndexThrash(t *testing.T) {
 // request (within 2 %), from PostgreSQL's pg_stat_statements or MariaDB's
 // Com_ counters, and names a cell where they did not as missing a goal.
 func TestPerfTableComparesStatements(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name string, p Perf) string {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		b, err := json.Marshal(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := perfWriter(t)
 	ops := map[string]OpPerf{"GET_NODE": {Count: 10, MeanMs: 0.2}}
 	pg := func(sel, commit float64) map[string]float64 {
 		return map[string]float64{"stmt.SELECT": sel, "stmt.INSERT": 0.15, "stmt.BEGIN": 0.1, "stmt.COMMIT": commit, "stmt.ROLLBACK": 0.01, "db.xact_commit": 9}
@@ -158,5 +134,23 @@ func TestPerfTableComparesStatements(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// perfWriter writes runs' Perf records into a new directory, each to the
+// file it names, and returns the file's path.
+func perfWriter(t *testing.T) func(name string, p Perf) string {
+	dir := t.TempDir()
+	return func(name string, p Perf) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/report"
@@ -77,6 +78,12 @@ type app struct {
 	// is read; plainStdout is stdout without it.
 	scrub       *secret.Scrubber
 	plainStdout io.Writer
+	// stuck is the error of a store that did not close within
+	// close_timeout (the command then exits 1); stopBound is close_timeout
+	// once the config is read (0 before), the longest the process lingers
+	// after SIGINT or SIGTERM.
+	stuck     error
+	stopBound atomic.Int64
 }
 
 // errorText is the one line main prints for err, secrets hidden.
@@ -102,6 +109,7 @@ func (a *app) execute(ctx context.Context, args []string) error {
 	a.args = args
 	root := a.rootCmd()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		a.earlyStopBound()
 		if a.opts.cpuProfile == "" {
 			return nil
 		}
@@ -126,6 +134,7 @@ func (a *app) execute(ctx context.Context, args []string) error {
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	err = root.ExecuteContext(ctx)
+	err = a.withStuck(err)
 	if err != nil && a.opts.logFile != "" {
 		logFatal(a.opts.logFile, err)
 	}

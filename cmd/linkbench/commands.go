@@ -66,7 +66,10 @@ func (a *app) initSchema(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer e.closeStore(st)
+	// The DDL may rightly take long; a server that stops answering ends it.
+	ctx, stopWatch := store.WatchAlive(ctx, st, e.cfg.OpTimeout)
+	defer stopWatch()
 	if a.opts.drop {
 		unlock, err := e.lock(ctx, st, store.LockLoad, "init --drop")
 		if err != nil {
@@ -97,7 +100,11 @@ func (a *app) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer e.closeStore(st)
+	// The scans may rightly take long; a server that stops answering (no
+	// answer to a ping within op_timeout) ends them.
+	ctx, stopWatch := store.WatchAlive(ctx, st, e.cfg.OpTimeout)
+	defer stopWatch()
 	unlock, err := e.lock(ctx, st, store.LockRun, "check")
 	if err != nil {
 		return err
@@ -114,6 +121,10 @@ func (a *app) check(ctx context.Context) error {
 		return err
 	}
 	res, err := check.Run(ctx, sc, check.Options{})
+	if err != nil && store.NoAnswer(ctx) {
+		e.hung = true
+		return fmt.Errorf("check: %s did not answer a ping within op_timeout = %s: the server is stopped, hung or cut off", store.AddrOf(st), e.cfg.OpTimeout)
+	}
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}

@@ -23,7 +23,7 @@ import (
 // Reliability(input): `-c`, `workload_file`, `data_file` or `password_file` naming /dev/zero, /dev/urandom or a huge file; `config -c` with a 50 MB line | refused within a second: the file is larger than its limit (1 MiB, 1 MiB, 64 MiB, 64 KiB)
 // Reliability(input): a random binary file as `-c` | refused naming the first control byte and its line; no escape byte is echoed
 // Reliability(input): `maxid1=1e18` or 2^63-1, `nlinks_default=1e15`, `requesters=100000`, and the other sizes above their bounds | refused before any work, naming the bound and its reason (see the limits below)
-// Reliability(input): SQL in a table name (`linktable=x; DROP TABLE nodetable; --`) | refused: a name of at most 48 letters, digits and '_'
+// Reliability(input): SQL in a table name (`linktable=x; DROP TABLE nodetable; --`) | refused: a name of at most 47 letters, digits and '_'
 // Reliability(input): `-D linkstore=...LinkStoreMysql` without `-c` | MySQL is used (linkstore from -D beats the zero-config store=sqlite)
 func TestHostileInputsRefusedAtOnce(t *testing.T) {
 	dir := t.TempDir()

@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/linkbench/linkbench/internal/store"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -35,14 +38,24 @@ func main() {
 
 // exitCode executes the command line and returns the process exit code.
 func exitCode(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 
 	app := newApp(os.Stdout, os.Stderr)
+	// After a signal the process lingers at most close_timeout (its
+	// default until the config is read).
+	watch := &stopWatch{sigs: sigs, cancel: cancel, exit: os.Exit, stderr: os.Stderr, bound: func() time.Duration {
+		if d := time.Duration(app.stopBound.Load()); d > 0 {
+			return d
+		}
+		return store.DefaultCloseTimeout
+	}}
+	watch.start()
 	err := app.execute(ctx, args)
+	sig := watch.finish()
 	code := 0
 	if err != nil {
 		var ee *exitError
@@ -56,16 +69,8 @@ func exitCode(args []string) int {
 			fmt.Fprintln(os.Stderr, app.errorText(err))
 		}
 	}
-	if ctx.Err() != nil {
-		select {
-		case s := <-sig:
-			if s == syscall.SIGTERM {
-				return 143
-			}
-			return 130
-		default:
-			return 130
-		}
+	if sig != nil {
+		return signalCode(sig)
 	}
 	return code
 }

@@ -104,7 +104,7 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 		defer a.exp.EndPhase()
 	}
 	lp.OnPrepare = prepareProgress(e)
-	sizeBefore := sizeOf(ctx, st)
+	sizeBefore := sizeWithin(ctx, st)
 	mon := e.monitor(ctx, st, 0)
 	started := time.Now()
 	res, err := lp.Run(ctx)
@@ -138,13 +138,18 @@ func (a *app) request(ctx context.Context, e *env, st store.Store) error {
 		a.println(e, "NO REQUEST PHASE CONFIGURED.")
 		return nil
 	}
-	if err := run.CheckSchema(ctx, st); err != nil {
+	// A server that stops answering before the phase ends these checks
+	// (the phase has deadlines of its own).
+	wctx, stopWatch := store.WatchAlive(ctx, st, e.cfg.OpTimeout)
+	err := run.CheckSchema(wctx, st)
+	if err == nil {
+		err = a.checkGraph(wctx, e, st, "run")
+	}
+	stopWatch()
+	if err != nil {
 		return err
 	}
-	if err := a.checkGraph(ctx, e, st, "run"); err != nil {
-		return err
-	}
-	_, err := a.requestOnce(ctx, e, st)
+	_, err = a.requestOnce(ctx, e, st)
 	return err
 }
 
@@ -193,7 +198,7 @@ func (a *app) requestOnce(ctx context.Context, e *env, st store.Store) (*report.
 			streamErr = stream.Write(iv)
 		}
 	}
-	out := requestOutput{sizeBefore: sizeOf(ctx, st)}
+	out := requestOutput{sizeBefore: sizeWithin(ctx, st)}
 	out.mon = pe.monitor(ctx, st, pe.cfg.WarmupTime) // the warm-up is not measured
 	out.loops = trackLoops(ctx, &pe, st, rp, out.mon, req.Loop)
 	out.started = time.Now()

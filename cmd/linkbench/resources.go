@@ -89,7 +89,9 @@ func logStoreSettings(ctx context.Context, e *env, st store.Store) {
 	if !ok {
 		return
 	}
-	desc, err := d.Describe(ctx)
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	desc, err := d.Describe(dctx)
+	cancel()
 	if err != nil {
 		return
 	}

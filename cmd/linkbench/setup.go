@@ -114,21 +114,30 @@ type env struct {
 	// store stopped answering.
 	desc *store.Description
 	hung bool
+	// stuck receives the error of a store that did not close in time.
+	stuck *error
 }
 
-// closeStore closes st; when the store hung it waits at most a second, as
-// a driver's goodbye to a stopped server (PostgreSQL's cancel request)
-// can block for its own 15 s timeout and the results are already out.
+// closeStore closes st within close_timeout: a disk that holds a write
+// or an fsync (SQLite's Close waits for the statement in flight), or a
+// server that does not answer the driver's goodbye, cannot hold the
+// process; a store that did not close is logged and makes the command
+// exit 1. When the store hung it waits at most a second and says nothing
+// more (the command already failed, naming the server).
 func (e *env) closeStore(st store.Store) {
-	if !e.hung {
-		st.Close()
-		return
+	bound := e.cfg.CloseTimeout
+	if bound <= 0 {
+		bound = store.DefaultCloseTimeout
 	}
-	done := make(chan struct{})
-	go func() { st.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
+	if e.hung {
+		bound = min(bound, time.Second)
+	}
+	var cs *store.CloseStuckError
+	if err := store.CloseWithin(st, bound); errors.As(err, &cs) && !e.hung {
+		e.log.Warnf("%v (close_timeout); exiting without waiting for it", err)
+		if e.stuck != nil {
+			*e.stuck = err
+		}
 	}
 }
 
@@ -152,6 +161,9 @@ func (a *app) setup() (*env, error) {
 	for _, d := range store.Drivers() {
 		for _, k := range d.Keys {
 			src.ExtraKeys[k.Name] = true
+			if k.IsName {
+				src.NameKeys = append(src.NameKeys, k.Name)
+			}
 		}
 	}
 	if src.ConfigFile == "" {
@@ -171,7 +183,8 @@ func (a *app) setup() (*env, error) {
 		lg.close()
 		return nil, fmt.Errorf("store %q (%s): %w", cfg.Store, cfg.Props.Where("store"), err)
 	}
-	e := &env{cfg: cfg, log: lg, drv: drv, progressEvery: cfg.ProgressFreq}
+	e := &env{cfg: cfg, log: lg, drv: drv, progressEvery: cfg.ProgressFreq, stuck: &a.stuck}
+	a.stopBound.Store(int64(cfg.CloseTimeout))
 	if a.opts.progressEvery < 0 || a.opts.progressEvery > 1e6 {
 		lg.close()
 		return nil, fmt.Errorf("--progress-interval %g: expected seconds between progress lines, e.g. 10", a.opts.progressEvery)
@@ -232,8 +245,20 @@ func (e *env) lock(ctx context.Context, st store.Store, mode store.LockMode, com
 	if !ok {
 		return func() {}, nil
 	}
-	release, err := l.Lock(ctx, mode, store.Holder(command))
+	// The lock's connection and statements get a deadline: a server that
+	// stops answering after the open must not hold the command.
+	connect := e.cfg.ConnectTimeout
+	if connect <= 0 {
+		connect = store.DefaultConnectTimeout
+	}
+	bound := connect + max(e.cfg.OpTimeout, connect)
+	lctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	release, err := l.Lock(lctx, mode, store.Holder(command))
 	var le *store.LockedError
+	if err != nil && ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
+		return nil, fmt.Errorf("take the store's one-writer lock: no answer from %s within %s (connect_timeout + op_timeout): the server is stopped, hung or cut off", store.AddrOf(st), store.Seconds(bound))
+	}
 	if err != nil && !errors.As(err, &le) {
 		return nil, fmt.Errorf("take the store's one-writer lock: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/linkbench/linkbench/internal/config"
 	"github.com/linkbench/linkbench/internal/report"
 	"github.com/linkbench/linkbench/internal/run"
 	"github.com/linkbench/linkbench/internal/store"
@@ -40,6 +41,12 @@ func (a *app) sweep(ctx context.Context) error {
 	if a.opts.pointTime <= 0 || a.opts.points < 1 {
 		return errors.New("--point-time and --points must be positive")
 	}
+	// Every point and the calibration are a phase of --point-time: all
+	// of them together are bounded as one phase's length is.
+	if n := float64(a.opts.points + 3); a.opts.points > 1000 || a.opts.pointTime*n > config.MaxDuration.Seconds() {
+		return fmt.Errorf("--points %d of --point-time %g s: expected at most 1000 points lasting at most a year together (%.0f s; see docs/reliability.md)",
+			a.opts.points, a.opts.pointTime, config.MaxDuration.Seconds())
+	}
 	conc := max(e.cfg.Requesters, 1)
 	if err := e.checkFiles(conc, "requesters", e.cfg.Requesters); err != nil {
 		return err
@@ -57,10 +64,15 @@ func (a *app) sweep(ctx context.Context) error {
 		return err
 	}
 	defer stopMetrics()
-	if err := run.CheckSchema(ctx, st); err != nil {
-		return err
+	// A server that stops answering before the first point ends these
+	// checks (each point has deadlines of its own).
+	wctx, stopWatch := store.WatchAlive(ctx, st, e.cfg.OpTimeout)
+	err = run.CheckSchema(wctx, st)
+	if err == nil {
+		err = a.checkGraph(wctx, e, st, "sweep")
 	}
-	if err := a.checkGraph(ctx, e, st, "sweep"); err != nil {
+	stopWatch()
+	if err != nil {
 		return err
 	}
 	pointTime := time.Duration(a.opts.pointTime * float64(time.Second))

@@ -34,13 +34,14 @@ func (b *builder) entry(key string) Entry {
 	return e
 }
 
-// identifier checks a table or database name: letters, digits and
-// underscores (and '-' in database names), at most 48 characters, so that
-// every store can use it (with "linkbench_write_" before it, within
-// MySQL's 64) and no name can change a statement.
+// identifier checks a table, schema or database name: letters, digits
+// and underscores (and '-' in database and schema names), at most 47
+// characters, so that every store can use it (with "linkbench_write_"
+// before it, within PostgreSQL's 63 bytes) and no name can change a
+// statement. It is the one check of every name the config reads.
 func (b *builder) identifier(key string, dash bool) {
 	v := b.str(key)
-	ok := len(v) <= 48
+	ok := len(v) <= 47
 	for i := 0; i < len(v) && ok; i++ {
 		c := v[i]
 		ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || (dash && c == '-')
@@ -50,7 +51,7 @@ func (b *builder) identifier(key string, dash bool) {
 		if dash {
 			extra = ", '-'"
 		}
-		b.fail("%s: expected a name of at most 48 letters, digits, '_'%s", b.at(key), extra)
+		b.fail("%s: expected a name of at most 47 letters, digits, '_'%s", b.at(key), extra)
 	}
 }
 
@@ -109,11 +110,6 @@ func (b *builder) optFloat(key string, def, lo, hi float64) float64 {
 		return def
 	}
 	return b.float(key, lo, hi)
-}
-
-func (b *builder) seconds(key string) time.Duration {
-	f := b.float(key, 0, 1e9)
-	return time.Duration(f * float64(time.Second))
 }
 
 func (b *builder) bool(key string) bool {
@@ -206,10 +202,8 @@ func (b *builder) build() {
 	// Request.
 	c.Requesters = b.int("requesters", 0)
 	b.atMost("requesters", int64(c.Requesters), MaxRequesters)
-	c.Requests = b.int64("requests", -1<<62)
-	if c.Requests < 0 {
-		c.Requests = 0
-	}
+	c.Requests = max(b.int64("requests", -1<<62), 0)
+	b.atMost("requests", c.Requests, MaxRequests)
 	c.RequestRate = b.float("requestrate", 0, 1e9)
 	switch c.RequestPacing = strings.ToLower(b.str("request_pacing")); c.RequestPacing {
 	case PacingExact, PacingReference:
@@ -219,6 +213,8 @@ func (b *builder) build() {
 	c.MaxTime = b.seconds("maxtime")
 	c.MaxTimeGrace = b.seconds("maxtime_grace")
 	c.OpTimeout = b.seconds("op_timeout")
+	c.ConnectTimeout = b.seconds("connect_timeout")
+	c.CloseTimeout = b.seconds("close_timeout")
 	c.WarmupTime = b.seconds("warmup_time")
 	c.Loops = b.int("loops", 1)
 	c.RequestRandomSeed = b.seed("request_random_seed")
@@ -292,7 +288,7 @@ func (b *builder) build() {
 		b.fail("%s: expected poisson or uniform", b.at("arrival_dist"))
 	}
 	c.RampTime = b.seconds("ramp_time")
-	c.Stages = b.str("stages")
+	b.stages(c)
 
 	// Output.
 	c.ProgressFreq = b.seconds("progressfreq")
@@ -306,6 +302,7 @@ func (b *builder) build() {
 	}
 	c.ResultsDir = b.str("results_dir")
 	c.NeverChange = b.bool("never_change")
+	b.phaseLength(c)
 
 	// Names that reach SQL statements and collection names.
 	for _, k := range []string{"linktable", "counttable", "nodetable"} {

@@ -85,12 +85,18 @@ type Config struct {
 	ArrivalPoisson bool
 	RampTime       time.Duration
 	Stages         string
+	// StageList is Stages parsed (nil without stages).
+	StageList []Stage
 	// RetryAttempts is the number of tries of an op that fails with a
 	// transient error (key retry_attempts, default 10).
 	RetryAttempts int
 	// OpTimeout is how long one operation may take, retries included
 	// (key op_timeout, default 60 s; 0 = no limit).
 	OpTimeout time.Duration
+	// ConnectTimeout bounds connecting to a server (key connect_timeout;
+	// the stores read it from the props), CloseTimeout closing a store at
+	// the end of a command (key close_timeout).
+	ConnectTimeout, CloseTimeout time.Duration
 	// MaxTimeGrace is how long after maxtime the request phase waits for
 	// the operations in flight before it abandons them (key maxtime_grace).
 	MaxTimeGrace time.Duration

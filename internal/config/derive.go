@@ -9,11 +9,14 @@ import (
 // phaseKeys are the keys a phase may set for itself (Derive), each with
 // how its typed field is read.
 var phaseKeys = map[string]func(b *builder, c *Config){
-	"requests":     func(b *builder, c *Config) { c.Requests = max(b.int64("requests", -1<<62), 0) },
+	"requests": func(b *builder, c *Config) {
+		c.Requests = max(b.int64("requests", -1<<62), 0)
+		b.atMost("requests", c.Requests, MaxRequests)
+	},
 	"maxtime":      func(b *builder, c *Config) { c.MaxTime = b.seconds("maxtime") },
 	"loops":        func(b *builder, c *Config) { c.Loops = b.int("loops", 1) },
 	"arrival_rate": func(b *builder, c *Config) { c.ArrivalRate = b.float("arrival_rate", 0, 1e9) },
-	"stages":       func(b *builder, c *Config) { c.Stages = b.str("stages") },
+	"stages":       func(b *builder, c *Config) { b.stages(c) },
 }
 
 // Derive returns a copy of c in which each key of values has its value,
@@ -40,6 +43,7 @@ func (c *Config) Derive(why string, values map[string]string) (*Config, error) {
 		props.m[k] = Entry{Key: k, Value: values[k], Origin: FromPhase, Why: why}
 		read(b, &d)
 	}
+	b.phaseLength(&d)
 	if len(problems) > 0 {
 		return nil, &Error{Problems: problems}
 	}

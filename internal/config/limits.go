@@ -40,6 +40,7 @@ var limitReasons = map[string]string{
 	"nlinks_config":          "one list of 1e7 links is about 1 GB of rows",
 	"link_multiget_dist_max": "the ids of one multiget go into one statement",
 	"retry_attempts":         "a transient error retried more often is not transient",
+	"requests":               "1e14 requests take three years at a million requests/s",
 }
 
 // atMost fails when the value of key is above limit.

@@ -25,6 +25,9 @@ type Source struct {
 	Strict bool
 	// ExtraKeys are store-specific keys known to the store registry.
 	ExtraKeys map[string]bool
+	// NameKeys are the store-specific keys whose values name a schema or
+	// database in statements: they are checked as dbid is.
+	NameKeys []string
 	// Home is LINKBENCH_HOME, a directory relative paths may resolve against.
 	Home string
 	// Defaults are the command's presets (zero-config mode): they win over
@@ -166,6 +169,9 @@ func Load(src Source) (*Config, []string, error) {
 	warn := func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }
 	b := &builder{cfg: cfg, props: props, fail: fail, warn: warn, mainDir: mainDir, home: src.Home}
 	b.build()
+	for _, k := range src.NameKeys {
+		b.identifier(k, true)
+	}
 	if len(problems) > 0 {
 		return nil, warnings, &Error{Problems: problems}
 	}

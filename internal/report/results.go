@@ -187,8 +187,8 @@ func Redact(key, value string) string { return secret.Redact(key, value) }
 // RedactURL hides the password of a URL or DSN.
 func RedactURL(u string) string { return secret.Text(u) }
 
-// WriteBundle writes the results into a new directory under parent named
-// <timestamp>-<phase>: summary.json, report.html, histograms.hlog (the
+// WriteBundle writes the results (NonNegative first: r is changed) into a
+// new directory under parent named <timestamp>-<phase>: summary.json, report.html, histograms.hlog (the
 // cumulative per-op histograms in the HdrHistogram log format, tagged with
 // the op name, values in ns) and the extra files given (CSV copies). It writes into a temporary directory and renames it
 // at the end, so a bundle is never half-written. It returns the directory.
@@ -202,6 +202,7 @@ func WriteBundle(parent string, r *Results, hists map[graph.Op]*hdr.Histogram, e
 		return "", fmt.Errorf("results_dir %s: %w", parent, err)
 	}
 	defer os.RemoveAll(tmp)
+	NonNegative(r)
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return "", err

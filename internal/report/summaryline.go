@@ -74,7 +74,7 @@ func some(v float64) *float64 { return &v }
 
 // NewSummaryLine computes the line of one loop or load.
 func NewSummaryLine(in LineInput) SummaryLine {
-	l := SummaryLine{Phase: in.Phase, Loop: in.Loop, Secs: in.Secs, Engine: in.Engine}
+	l := SummaryLine{Phase: in.Phase, Loop: in.Loop, Secs: max(in.Secs, 0), Engine: in.Engine}
 	if in.Secs > 0 {
 		l.Rate = float64(in.Count) / in.Secs
 	}
@@ -153,7 +153,7 @@ func (l SummaryLine) Cells() []string {
 		}
 		return strconv.FormatFloat(*v, 'f', 0, 64)
 	}
-	secs := strconv.FormatFloat(l.Secs, 'f', 1, 64)
+	secs := strconv.FormatFloat(max(l.Secs, 0), 'f', 1, 64)
 	if l.Phase == "load" {
 		return []string{whole(&l.Rate), sig3(l.ReadsPerOp), sig3(l.ReadKBPerOp), sig3(l.WriteKBPerOp), whole(l.MCPUPerOp),
 			sig3(l.SizeGB), sig3(l.RSSGB), sig3(l.WriteMBPerSec), sig3(l.CPUPct), sig3(l.ReadsPerSec), sig3(l.ReadMBPerSec), secs, eng}

@@ -25,7 +25,7 @@ func LoadLine(nodes, expectedNodes, links, counts int64, elapsed time.Duration, 
 		}
 		return 0
 	}
-	secs := elapsed.Seconds()
+	secs := max(elapsed, 0).Seconds()
 	rate := func(n int64) int64 {
 		if secs <= 0 {
 			return 0
@@ -42,7 +42,7 @@ func LoadLine(nodes, expectedNodes, links, counts int64, elapsed time.Duration, 
 
 // RequestLine is the reference's request completion line.
 func RequestLine(requests int64, elapsed time.Duration) string {
-	ms := elapsed.Milliseconds()
+	ms := max(elapsed, 0).Milliseconds()
 	rate := int64(0)
 	if ms > 0 {
 		rate = 1000 * requests / ms

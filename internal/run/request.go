@@ -86,13 +86,9 @@ func openLoopSchedule(cfg *config.Config) (*workload.Schedule, time.Duration, er
 	var stages []workload.Stage
 	var total time.Duration
 	switch {
-	case cfg.Stages != "":
-		st, err := workload.ParseStages(cfg.Stages)
-		if err != nil {
-			return nil, 0, fmt.Errorf("stages (%s): %w", cfg.Props.Where("stages"), err)
-		}
-		stages = st
-		for _, s := range st {
+	case len(cfg.StageList) > 0:
+		stages = cfg.StageList
+		for _, s := range stages {
 			total += s.Duration
 		}
 	case cfg.ArrivalRate > 0:

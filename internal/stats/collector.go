@@ -81,6 +81,11 @@ func (c *Collector) Restart(now time.Time) {
 func (c *Collector) Tick(now time.Time) Interval {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// A phase that ends during its warm-up ticks before its start: its
+	// interval is empty, never of negative length.
+	if now.Before(c.last) {
+		now = c.last
+	}
 	for i := range c.interval {
 		c.interval[i].reset()
 	}

@@ -39,6 +39,9 @@ type KeyDoc struct {
 	Name    string
 	Default string
 	Doc     string
+	// IsName is set for a key whose value names a schema or database:
+	// the config checks it as it checks dbid.
+	IsName bool
 }
 
 // Driver registers one kind of store.

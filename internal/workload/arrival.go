@@ -1,42 +1,16 @@
 package workload
 
 import (
-	"fmt"
-	"math"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/linkbench/linkbench/internal/config"
 )
 
-// Stage is one step of an open-loop run: Rate ops/s for Duration.
-type Stage struct {
-	Rate     float64
-	Duration time.Duration
-}
-
-// ParseStages reads "rate:seconds,rate:seconds,...".
-func ParseStages(s string) ([]Stage, error) {
-	var out []Stage
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		r, d, ok := strings.Cut(part, ":")
-		rate, err1 := strconv.ParseFloat(strings.TrimSpace(r), 64)
-		secs, err2 := strconv.ParseFloat(strings.TrimSpace(d), 64)
-		if !ok || err1 != nil || err2 != nil || !(rate > 0) || !(secs > 0) || math.IsInf(rate, 0) || math.IsInf(secs, 0) {
-			return nil, fmt.Errorf("stage %q: expected rate:seconds with both positive, e.g. 1000:60", part)
-		}
-		out = append(out, Stage{Rate: rate, Duration: time.Duration(secs * float64(time.Second))})
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no stages in %q: expected rate:seconds,rate:seconds,...", s)
-	}
-	return out, nil
-}
+// Stage is one step of an open-loop run: Rate ops/s for Duration (the
+// config parses and bounds them, key stages).
+type Stage = config.Stage
 
 // Schedule hands out the intended start times of a global open-loop
 // arrival process shared by all requesters: Poisson (exponential gaps) or

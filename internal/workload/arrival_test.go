@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/linkbench/linkbench/internal/config"
 )
 
 func gaps(s *Schedule, n int) []float64 {
@@ -54,7 +56,7 @@ func TestUniformScheduleIsRegular(t *testing.T) {
 }
 
 func TestStagesAndRamp(t *testing.T) {
-	st, err := ParseStages("100:10, 1000:5")
+	st, err := config.ParseStages("100:10, 1000:5")
 	if err != nil || len(st) != 2 || st[1].Rate != 1000 || st[0].Duration != 10*time.Second {
 		t.Fatalf("%v %v", st, err)
 	}
@@ -68,8 +70,8 @@ func TestStagesAndRamp(t *testing.T) {
 	if s.StageAt(9*time.Second) != 0 || s.StageAt(11*time.Second) != 1 || s.StageAt(time.Hour) != 1 {
 		t.Error("StageAt")
 	}
-	for _, bad := range []string{"", "100", "0:10", "100:-1", "x:1", "NaN:1", "Inf:1"} {
-		if _, err := ParseStages(bad); err == nil {
+	for _, bad := range []string{"", "100", "0:10", "100:-1", "x:1", "NaN:1", "Inf:1", "1000:1e10", "1:3e7,1:3e7"} {
+		if _, err := config.ParseStages(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

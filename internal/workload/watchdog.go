@@ -59,8 +59,10 @@ func (e *OpError) Unwrap() error { return e.Err }
 // operation (0 when idle) and the context its operations run under. The
 // worker pays two atomic stores per operation; no timer or goroutine.
 type watch struct {
-	// state is the current operation: its start in unix ns with the op in
-	// the low 8 bits (a start 256 ns early does not matter), 0 when idle.
+	// state is the current operation: its start on the watchdog's
+	// monotonic clock (ns since its epoch, plus 256 so that it is never
+	// 0) with the op in the low 8 bits (a start 256 ns early does not
+	// matter), 0 when idle.
 	// It has a cache line of its own: the watches of the requesters are
 	// written by different cores on every operation.
 	_      [64]byte
@@ -75,17 +77,20 @@ type watch struct {
 	claim atomic.Bool
 }
 
-// begin marks the start of an operation.
-func (w *watch) begin(op graph.Op, now time.Time) { w.state.Store(now.UnixNano()&^0xff | int64(op)) }
+// begin marks the start of an operation at now, a reading of time.Now:
+// its monotonic reading counts, not the wall clock, which may be stepped.
+func (w *watch) begin(op graph.Op, now time.Time) {
+	w.state.Store((int64(now.Sub(w.d.epoch))&^0xff + 0x100) | int64(op))
+}
 
 // end marks the operation over.
 func (w *watch) end() { w.state.Store(0) }
 
-// current returns the operation in progress and its start (ok false when
-// the worker is between operations).
-func (w *watch) current() (op graph.Op, start int64, ok bool) {
+// current returns the operation in progress and its start on the
+// watchdog's clock (ok false when the worker is between operations).
+func (w *watch) current() (op graph.Op, start time.Duration, ok bool) {
 	s := w.state.Load()
-	return graph.Op(s & 0xff), s &^ 0xff, s != 0
+	return graph.Op(s & 0xff), time.Duration(s&^0xff - 0x100), s != 0
 }
 
 // expired reports whether the worker's current operation was stopped
@@ -110,18 +115,30 @@ func (w *watch) stopped() bool {
 }
 
 // watchdog cancels the context of any worker whose operation has run for
-// longer than its timeout. One goroutine serves a whole phase.
+// longer than its timeout. One goroutine serves a whole phase. Its
+// arithmetic is on the monotonic clock: durations since epoch, which a
+// step of the wall clock (NTP, a suspended VM) does not change.
 type watchdog struct {
 	timeout time.Duration
-	mu      sync.Mutex
-	ws      []*watch
-	stop    chan struct{}
-	done    chan struct{}
+	epoch   time.Time
+	// since is the time since epoch on the monotonic clock (tests step
+	// a fake one).
+	since func() time.Duration
+	mu    sync.Mutex
+	ws    []*watch
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 // newWatchdog starts a watchdog; a zero timeout watches nothing.
 func newWatchdog(timeout time.Duration) *watchdog {
-	d := &watchdog{timeout: timeout, stop: make(chan struct{}), done: make(chan struct{})}
+	epoch := time.Now()
+	return startWatchdog(timeout, epoch, func() time.Duration { return time.Since(epoch) })
+}
+
+// startWatchdog starts a watchdog whose clock reads since.
+func startWatchdog(timeout time.Duration, epoch time.Time, since func() time.Duration) *watchdog {
+	d := &watchdog{timeout: timeout, epoch: epoch, since: since, stop: make(chan struct{}), done: make(chan struct{})}
 	if timeout <= 0 {
 		close(d.done)
 		return d
@@ -157,17 +174,22 @@ func (d *watchdog) loop() {
 		select {
 		case <-d.stop:
 			return
-		case now := <-t.C:
-			limit := now.Add(-d.timeout).UnixNano()
-			d.mu.Lock()
-			for _, w := range d.ws {
-				if _, start, ok := w.current(); ok && start < limit {
-					w.cancel(ErrOpTimeout)
-				}
-			}
-			d.mu.Unlock()
+		case <-t.C:
+			d.check()
 		}
 	}
+}
+
+// check cancels the operations that started more than the timeout ago.
+func (d *watchdog) check() {
+	limit := d.since() - d.timeout
+	d.mu.Lock()
+	for _, w := range d.ws {
+		if _, start, ok := w.current(); ok && start < limit {
+			w.cancel(ErrOpTimeout)
+		}
+	}
+	d.mu.Unlock()
 }
 
 // close stops the watchdog.

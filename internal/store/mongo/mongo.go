@@ -117,7 +117,11 @@ func readSettings(p store.Props) (settings, error) {
 	st.dbName = store.DatabaseName(p, "linkdb0")
 	user := store.String(p, "user", "")
 	pw, hasPW := p.Get("password")
-	if u := store.String(p, "url", ""); u != "" {
+	u, err := store.URL(p)
+	if err != nil {
+		return st, err
+	}
+	if u != "" {
 		if !strings.HasPrefix(u, "mongodb://") && !strings.HasPrefix(u, "mongodb+srv://") {
 			return st, fmt.Errorf("url (%s): expected mongodb://[user:password@]host:port/[?options]", p.Where("url"))
 		}
@@ -179,11 +183,18 @@ func open(ctx context.Context, o store.Options, mon *event.CommandMonitor) (*Sto
 	if err != nil {
 		return nil, err
 	}
+	bound, err := store.ConnectTimeout(p)
+	if err != nil {
+		return nil, err
+	}
+	// A connection of the pool has connect_timeout from the dial to the
+	// end of its handshake; an operation waits as long for a server to
+	// send it to.
 	clientOptions := func(pool uint64) *options.ClientOptions {
 		co := options.Client().ApplyURI(st.uri).
 			SetMaxPoolSize(pool).
-			SetConnectTimeout(10 * time.Second).
-			SetServerSelectionTimeout(15 * time.Second).
+			SetConnectTimeout(bound).
+			SetServerSelectionTimeout(bound).
 			// The reference's Java driver (3.11) polls the server every
 			// 10 s on a connection of its own; streaming would add one.
 			SetServerMonitoringMode(options.ServerMonitoringModePoll).
@@ -221,11 +232,18 @@ func open(ctx context.Context, o store.Options, mon *event.CommandMonitor) (*Sto
 		client.Disconnect(context.Background())
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	hello, err := s.hello(pctx)
+	var hello helloInfo
+	err = store.Connect(ctx, store.Peer{Kind: "MongoDB", Addr: s.addr}, bound, func(ctx context.Context) error {
+		var err error
+		hello, err = s.hello(ctx)
+		return err
+	}, func() {
+		dctx, cancel := context.WithTimeout(context.Background(), bound)
+		client.Disconnect(dctx)
+		cancel()
+	}, func(err error) error { return s.connectError(err, st.user, bound) })
 	if err != nil {
-		return fail(s.connectError(err, st.user))
+		return nil, err
 	}
 	if s.checkCount, err = store.Bool(p, "check_count", false); err != nil {
 		return fail(err)
@@ -395,8 +413,8 @@ func (st *stripes) lock(id1, lt int64) *sync.Mutex {
 func redact(msg string) string { return secret.Text(msg) }
 
 // connectError turns a failed first contact into one line naming the
-// server and the fix.
-func (s *Store) connectError(err error, user string) error {
+// server and the fix (nil: no more to say than store.Connect does).
+func (s *Store) connectError(err error, user string, bound time.Duration) error {
 	var ce mongo.CommandError
 	msg := err.Error()
 	switch {
@@ -404,10 +422,11 @@ func (s *Store) connectError(err error, user string) error {
 		return fmt.Errorf("cannot connect to MongoDB at %s: authentication failed for user %q; check user and password (or url, and authSource / auth_source)", s.addr, user)
 	case errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(msg, "connection refused"):
 		return fmt.Errorf("cannot connect to MongoDB at %s: connection refused; is the server running? (scripts/ferretdb.sh start runs a local MongoDB-protocol server)", s.addr)
-	case strings.Contains(msg, "server selection") || errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("cannot connect to MongoDB at %s: no answer within 15 s; check host, port and TLS settings", s.addr)
+	case strings.Contains(msg, "server selection"):
+		// The driver's own wait for a server, of the same bound.
+		return &store.NoAnswerError{Server: store.Peer{Kind: "MongoDB", Addr: s.addr}, Bound: bound}
 	}
-	return fmt.Errorf("cannot connect to MongoDB at %s: %s", s.addr, redact(msg))
+	return nil
 }
 
 // Error codes of the server that matter here.

@@ -51,6 +51,7 @@ type Store struct {
 	useProc    bool   // link_writes = routine: link writes in one CALL of the procedure
 	socks      *sockets
 	t          store.Tables
+	qLink      string // t.Link quoted, for the multiget's text
 	deferIndex bool
 	droppedIdx bool
 	st         *stmts       // the request statements of the pools
@@ -74,7 +75,11 @@ func isInfileRefused(err error) bool {
 // dsnConfig builds the driver config from url or the separate keys.
 func dsnConfig(p store.Props) (*gomysql.Config, error) {
 	var cfg *gomysql.Config
-	if u := store.String(p, "url", ""); u != "" {
+	u, err := store.URL(p)
+	if err != nil {
+		return nil, err
+	}
+	if u != "" {
 		if strings.HasPrefix(u, "mysql://") {
 			pu, err := url.Parse(u)
 			if err != nil {
@@ -117,7 +122,7 @@ func dsnConfig(p store.Props) (*gomysql.Config, error) {
 	cfg.Params = map[string]string{}
 	cfg.InterpolateParams = false
 	cfg.ParseTime = false
-	cfg.Timeout = 10 * time.Second
+	cfg.Timeout = store.DefaultConnectTimeout // Open sets connect_timeout
 	cfg.MultiStatements = false
 	cfg.ClientFoundRows = true // UPDATE reports matched rows, as the SPEC's "a row matched"
 	// latin1 on the wire: payload bytes reach the latin1 columns unchanged.
@@ -171,8 +176,17 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ident.CheckTables(p, store.TableNames(p), procPrefix); err != nil {
+		return nil, err
+	}
+	bound, err := store.ConnectTimeout(p)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Timeout = bound
 	s := &Store{addr: cfg.Addr, db: cfg.DBName, engine: engine, partitions: parts, deferIndex: deferIdx, t: store.TableNames(p), useProc: useProc, release: func() {}, cfg: cfg, logf: o.Logf,
 		socks: &sockets{}, st: &stmts{}, noInfile: &atomic.Bool{}}
+	s.qLink = q(s.t.Link)
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -225,18 +239,17 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	if s.load, err = open(loadParams, true, true); err != nil {
 		return nil, err
 	}
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	for _, db := range []*sql.DB{s.r, s.w, s.load} {
-		if err := db.PingContext(pctx); err != nil {
-			s.Close()
-			return nil, s.connectError(err, cfg.User)
-		}
-	}
 	var version string
-	if err := s.r.QueryRowContext(pctx, "SELECT VERSION()").Scan(&version); err != nil {
-		s.Close()
-		return nil, s.connectError(err, cfg.User)
+	err = store.Connect(ctx, store.Peer{Kind: "MySQL", Addr: s.addr}, bound, func(ctx context.Context) error {
+		for _, db := range []*sql.DB{s.r, s.w, s.load} {
+			if err := db.PingContext(ctx); err != nil {
+				return err
+			}
+		}
+		return s.r.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version)
+	}, func() { s.Close() }, func(err error) error { return s.connectError(err, cfg.User) })
+	if err != nil {
+		return nil, err
 	}
 	s.kind = serverKind(version)
 	if s.kind == "TiDB" {
@@ -247,6 +260,8 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	return s, nil
 }
 
+// connectError turns a failed connection into one line naming the
+// server and the fix (nil: no more to say than store.Connect does).
 func (s *Store) connectError(err error, user string) error {
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
@@ -263,10 +278,7 @@ func (s *Store) connectError(err error, user string) error {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return fmt.Errorf("cannot connect to MySQL at %s: connection refused; is the server running? (scripts/mariadb.sh start runs a local one)", s.addr)
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("cannot connect to MySQL at %s: no answer within 15 s; check host and port", s.addr)
-	}
-	return fmt.Errorf("cannot connect to MySQL at %s: %v", s.addr, err)
+	return nil
 }
 
 // classify maps driver errors to the graph error kinds.

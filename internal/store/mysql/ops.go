@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -459,23 +457,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 // multigetSQL is the reference's multiget of id2s, with every id written
 // in it.
 func (s *Store) multigetSQL(id1, lt int64, id2s []int64) string {
-	b := make([]byte, 0, 128+len(s.t.Link)+21*(len(id2s)+2))
-	b = append(b, "SELECT id1, id2, link_type, visibility, data, version, time FROM "...)
-	b = append(b, '`')
-	b = append(b, strings.ReplaceAll(s.t.Link, "`", "``")...) // q without its allocations
-	b = append(b, '`')
-	b = append(b, " WHERE id1 = "...)
-	b = strconv.AppendInt(b, id1, 10)
-	b = append(b, " AND link_type = "...)
-	b = strconv.AppendInt(b, lt, 10)
-	b = append(b, " AND id2 IN ("...)
-	for i, id2 := range id2s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id2, 10)
-	}
-	return string(append(b, ')'))
+	return sqlstore.RefMultigetSQL(s.qLink, id1, lt, id2s)
 }
 
 // GetLinkList implements store.Store.

@@ -29,7 +29,7 @@ import (
 // request phase does not).
 
 // writeProc is the procedure's name, one per link table.
-func (s *Store) writeProc() string { return q("linkbench_write_" + s.t.Link) }
+func (s *Store) writeProc() string { return q(procPrefix + s.t.Link) }
 
 // procVersion is the procedure's COMMENT. prepareProc uses a procedure
 // only when its comment matches: one made by an older linkbench takes

@@ -9,7 +9,14 @@ import (
 	"github.com/linkbench/linkbench/internal/store"
 )
 
-func q(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+// ident writes names into MySQL's statements: every table and procedure
+// name of the store goes through q.
+var ident = store.Identifier{Mark: '`', MaxBytes: 64, Server: "MySQL"}
+
+func q(name string) string { return ident.Quote(name) }
+
+// procPrefix begins the write procedure's name; the link table's follows.
+const procPrefix = "linkbench_write_"
 
 const indexCols = "(`id1`, `link_type`, `visibility`, `time`, `id2`, `version`, `data`)"
 

@@ -36,7 +36,9 @@ type blockingConn struct {
 	io     sync.RWMutex
 	closed atomic.Bool
 
-	readDeadline, writeDeadline atomic.Int64 // unix nanoseconds, 0 = none
+	// readDeadline and writeDeadline are on the monotonic clock (see
+	// deadline), 0 = none.
+	readDeadline, writeDeadline atomic.Int64
 
 	// armed is the channel whose closing ends a wait (Arm), nil when none;
 	// last is the holder Arm made most recently, reused while the channel
@@ -241,7 +243,7 @@ func (c *blockingConn) rw(write bool, b []byte, deadline *atomic.Int64) (int, er
 		if c.closed.Load() {
 			return 0, c.opError(op, net.ErrClosed)
 		}
-		if dl := deadline.Load(); (dl != 0 && time.Now().UnixNano() >= dl) || c.interrupted() {
+		if passed(deadline) || c.interrupted() {
 			return 0, c.opError(op, os.ErrDeadlineExceeded)
 		}
 		n, _, errno := syscall.RawSyscall6(trap, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), flags, 0, 0)
@@ -254,7 +256,7 @@ func (c *blockingConn) rw(write bool, b []byte, deadline *atomic.Int64) (int, er
 			// the deadline, let the runtime have its way, wait again. A
 			// restarted read waits a whole tick again, so the deadline is
 			// checked here and not left to the socket's timeout.
-			if dl := deadline.Load(); (dl != 0 && time.Now().UnixNano() >= dl) || c.interrupted() {
+			if passed(deadline) || c.interrupted() {
 				return 0, c.opError(op, os.ErrDeadlineExceeded)
 			}
 			if errno == syscall.EINTR {
@@ -319,7 +321,29 @@ func (c *blockingConn) setDeadline(d *atomic.Int64, t time.Time) {
 		d.Store(0)
 		return
 	}
-	d.Store(t.UnixNano())
+	d.Store(deadline(t))
+}
+
+// epoch is the origin of the deadlines' monotonic clock, set once.
+var epoch = time.Now()
+
+// deadline is t on the monotonic clock: ns since epoch (never 0, which
+// means none). A t from time.Now() carries a monotonic reading, so a step
+// of the wall clock between setting the deadline and reaching it does not
+// move it (before, a forward step of an hour timed out every wait and a
+// backward step none); a t without one (pgx's time.Unix(1, 0), a deadline
+// long past) is compared by its wall time, which is as meant.
+func deadline(t time.Time) int64 {
+	if d := int64(t.Sub(epoch)); d != 0 {
+		return d
+	}
+	return 1
+}
+
+// passed reports whether the deadline in d (0: none) has passed.
+func passed(d *atomic.Int64) bool {
+	dl := d.Load()
+	return dl != 0 && int64(time.Since(epoch)) >= dl
 }
 
 // SyscallConn gives access to the socket for liveness checks such as

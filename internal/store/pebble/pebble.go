@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
 )
@@ -55,7 +56,13 @@ type Store struct {
 }
 
 // Open opens (creating if needed) the database directory.
-func Open(_ context.Context, o store.Options) (*Store, error) {
+func Open(ctx context.Context, o store.Options) (*Store, error) {
+	return openFS(ctx, o, vfs.Default, 5*time.Second)
+}
+
+// openFS opens the database on fs, logging every while that it still
+// waits for the disk.
+func openFS(ctx context.Context, o store.Options, fs vfs.FS, every time.Duration) (*Store, error) {
 	p := o.Props
 	path := store.String(p, "pebble_path", "")
 	if path == "" {
@@ -83,9 +90,10 @@ func Open(_ context.Context, o store.Options) (*Store, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create %s: %v; set data_dir (or pebble_path) to a writable directory", path, err)
 	}
-	cache := pebble.NewCache(cacheMB << 20)
-	defer cache.Unref()
-	db, err := pebble.Open(path, &pebble.Options{Cache: cache, MemTableSize: 64 << 20, Logger: quietLogger{o.Logf}})
+	db, err := openWaiting(ctx, path, &pebble.Options{Cache: pebble.NewCache(cacheMB << 20), MemTableSize: 64 << 20, Logger: quietLogger{o.Logf}, FS: fs}, o.Logf, every)
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
 	if err != nil {
 		if errors.Is(err, syscall.EAGAIN) || strings.Contains(err.Error(), "lock") {
 			// Pebble lets one process open a database: its LOCK file is
@@ -104,6 +112,44 @@ func Open(_ context.Context, o store.Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// openWaiting runs pebble.Open, which reads and writes (and syncs) the
+// manifest and the WAL and may wait on a stalled disk for minutes: every
+// while it logs that it still waits, and a cancelled ctx (Ctrl-C) ends the
+// wait, leaving the open to finish (and the database to close) on its
+// own.
+func openWaiting(ctx context.Context, path string, opts *pebble.Options, logf func(string, ...any), every time.Duration) (*pebble.DB, error) {
+	type opened struct {
+		db  *pebble.DB
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		db, err := pebble.Open(path, opts)
+		opts.Cache.Unref() // the database holds its own reference
+		ch <- opened{db, err}
+	}()
+	start := time.Now()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case r := <-ch:
+			return r.db, r.err
+		case <-t.C:
+			if logf != nil {
+				logf("opening the Pebble database %s: still waiting for the disk after %.0f s (Ctrl-C stops)", path, time.Since(start).Seconds())
+			}
+		case <-ctx.Done():
+			go func() {
+				if r := <-ch; r.db != nil {
+					r.db.Close()
+				}
+			}()
+			return nil, fmt.Errorf("open Pebble database %s: stopped after %.1f s waiting for the disk (stalled or very slow): %w", path, time.Since(start).Seconds(), context.Cause(ctx))
+		}
+	}
 }
 
 // quietLogger drops Pebble's informational messages (WAL replay, ...) and

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -68,27 +67,6 @@ func (s *Store) buildQueries() queries {
 		incCount: stmt{"lb_inc_count", "UPDATE " + t.Count + " SET count = count + $1, version = version + 1, time = $2 WHERE id = $3 AND link_type = $4"},
 		write:    stmt{"lb_write", "SELECT " + s.writeFunc() + "($1, $2, $3, $4, $5, $6, $7, $8, $9)"},
 	}
-}
-
-// multigetSQL is the multiget with its ids written in, as the reference
-// sends it: a statement it does not prepare, which the server parses and
-// plans each time.
-func (s *Store) multigetSQL(id1, lt int64, id2s []int64) string {
-	b := make([]byte, 0, 128+len(s.t.Link)+21*len(id2s))
-	b = append(b, "SELECT id1, id2, link_type, visibility, data, version, time FROM "...)
-	b = append(b, s.t.Link...)
-	b = append(b, " WHERE id1 = "...)
-	b = strconv.AppendInt(b, id1, 10)
-	b = append(b, " AND link_type = "...)
-	b = strconv.AppendInt(b, lt, 10)
-	b = append(b, " AND id2 IN ("...)
-	for i, id2 := range id2s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id2, 10)
-	}
-	return string(append(b, ')'))
 }
 
 // arg is one parameter: an integer, a byte string or a list of ids.

@@ -109,7 +109,7 @@ func (s *Store) MultigetLinks(ctx context.Context, id1, lt int64, id2s []int64, 
 		return dst, nil
 	}
 	var data store.ListData
-	err := unprepared(ctx, s.conns, s.multigetSQL(id1, lt, id2s), func(r row) error {
+	err := unprepared(ctx, s.conns, sqlstore.RefMultigetSQL(s.t.Link, id1, lt, id2s), func(r row) error {
 		var l graph.Link
 		if err := r.link(&l, &data); err != nil {
 			return err

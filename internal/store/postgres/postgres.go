@@ -31,8 +31,8 @@ func init() {
 		Name:      Name,
 		Aliases:   []string{"com.facebook.LinkBench.LinkStorePgsql", "pgsql", "postgresql"},
 		Keys: []store.KeyDoc{
-			{Name: "pg_schema", Doc: "schema of the tables (default: dbid, or dbprefix followed by 0, as the reference)"},
-			{Name: "pg_database", Default: "linkbench", Doc: "database to connect to when url is not set (the reference's fixed name)"},
+			{Name: "pg_schema", Doc: "schema of the tables (default: dbid, or dbprefix followed by 0, as the reference)", IsName: true},
+			{Name: "pg_database", Default: "linkbench", Doc: "database to connect to when url is not set (the reference's fixed name)", IsName: true},
 			{Name: "sslmode", Default: "prefer", Doc: "disable, allow, prefer, require, verify-ca or verify-full"},
 			{Name: "sslrootcert", Doc: "CA certificate file for verify-ca / verify-full"},
 			{Name: "defer_index", Default: "true", Doc: "build the id1_type index after a bulk load"},
@@ -78,11 +78,15 @@ type Store struct {
 
 // connString builds the connection string from url or the separate keys.
 func connString(p store.Props) (string, error) {
-	if u := store.String(p, "url", ""); u != "" {
-		if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
+	raw, err := store.URL(p)
+	if err != nil {
+		return "", err
+	}
+	if raw != "" {
+		if !strings.HasPrefix(raw, "postgres://") && !strings.HasPrefix(raw, "postgresql://") {
 			return "", fmt.Errorf("url (%s): expected postgres://user:password@host:port/database", p.Where("url"))
 		}
-		return u, nil
+		return raw, nil
 	}
 	host := store.String(p, "host", "127.0.0.1")
 	port := store.String(p, "port", "5432")
@@ -154,7 +158,12 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	// requesters do: one of pool, one of wpool.
 	cfg.MaxConns = int32(max(o.Concurrency, 1) + 2)
 	cfg.MinConns = 0
-	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	// Every connection of the pool, the first ones and those made during
+	// a phase, has connect_timeout from the dial to the end of its
+	// authentication.
+	if cfg.ConnConfig.ConnectTimeout, err = store.ConnectTimeout(p); err != nil {
+		return nil, err
+	}
 	cfg.HealthCheckPeriod = 5 * time.Second
 	deferIdx, err := store.Bool(p, "defer_index", true)
 	if err != nil {
@@ -172,29 +181,33 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		lockConn:   new(atomic.Pointer[pgx.Conn]),
 	}
 	s.schema = store.String(p, "pg_schema", store.DatabaseName(p, "linkdb0"))
-	q := func(t string) string { return pgx.Identifier{s.schema, t}.Sanitize() }
-	s.t = store.Tables{Link: q(s.raw.Link), Count: q(s.raw.Count), Node: q(s.raw.Node)}
+	if err := checkNames(p, s.schema, s.raw); err != nil {
+		return nil, err
+	}
+	s.t = store.Tables{Link: s.qualified(s.raw.Link), Count: s.qualified(s.raw.Count), Node: s.qualified(s.raw.Node)}
 	s.q = s.buildQueries()
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
 	s.release = mode.Reserve(2*int(cfg.MaxConns), o.Concurrency)
-	s.pool, err = pgxpool.NewWithConfig(pctx, cfg)
-	if err == nil {
-		s.wpool, err = pgxpool.NewWithConfig(pctx, cfg)
-	}
-	s.conns, s.wconns = pooled{s.pool}, pooled{s.wpool}
-	if err == nil {
-		err = s.pool.Ping(pctx)
-	}
-	if err != nil {
+	err = store.Connect(ctx, store.Peer{Kind: "PostgreSQL", Addr: s.addr}, cfg.ConnConfig.ConnectTimeout, func(ctx context.Context) error {
+		var err error
+		if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+			return err
+		}
+		if s.wpool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+			return err
+		}
+		return s.pool.Ping(ctx)
+	}, func() {
 		for _, p := range []*pgxpool.Pool{s.pool, s.wpool} {
 			if p != nil {
 				p.Close()
 			}
 		}
 		s.release()
-		return nil, s.connectError(err, cfg.ConnConfig.User)
+	}, func(err error) error { return s.connectError(err, cfg.ConnConfig.User) })
+	if err != nil {
+		return nil, err
 	}
+	s.conns, s.wconns = pooled{s.pool}, pooled{s.wpool}
 	return s, nil
 }
 
@@ -202,7 +215,7 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 func redactErr(err error) string { return secret.Text(err.Error()) }
 
 // connectError turns a failed connection into one line naming the
-// server and the fix.
+// server and the fix (nil: no more to say than store.Connect does).
 func (s *Store) connectError(err error, user string) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -217,10 +230,7 @@ func (s *Store) connectError(err error, user string) error {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return fmt.Errorf("cannot connect to PostgreSQL at %s: connection refused; is the server running? (scripts/postgres.sh start runs a local one)", s.addr)
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("cannot connect to PostgreSQL at %s: no answer within 15 s; check host and port", s.addr)
-	}
-	return fmt.Errorf("cannot connect to PostgreSQL at %s: %s", s.addr, redactErr(err))
+	return nil
 }
 
 // classify maps driver errors to the graph error kinds.

@@ -12,17 +12,40 @@ import (
 	"github.com/linkbench/linkbench/internal/store/sqlstore"
 )
 
-func (s *Store) metaTable() string { return pgx.Identifier{s.schema, store.MetaTable}.Sanitize() }
+// ident writes names into PostgreSQL's statements: every table, schema
+// and function name of the store goes through it (or through pgx's
+// Identifier, which quotes the same way).
+var ident = store.Identifier{Mark: '"', MaxBytes: 63, Server: "PostgreSQL"}
 
-func (s *Store) writeFunc() string {
-	return pgx.Identifier{s.schema, "linkbench_write_" + s.raw.Link}.Sanitize()
+// writeFuncPrefix begins the write function's name; the link table's
+// name follows.
+const writeFuncPrefix = "linkbench_write_"
+
+// checkNames refuses, before any connection, a schema or table name that
+// PostgreSQL cannot take whole.
+func checkNames(p store.Props, schema string, t store.Tables) error {
+	key := "pg_schema"
+	if store.String(p, key, "") == "" {
+		key = store.DatabaseKey(p)
+	}
+	if err := ident.Check(key, p.Where(key), "", schema); err != nil {
+		return err
+	}
+	return ident.CheckTables(p, t, writeFuncPrefix)
 }
+
+// qualified is the quoted name of the schema's object name.
+func (s *Store) qualified(name string) string { return ident.Quote(s.schema) + "." + ident.Quote(name) }
+
+func (s *Store) metaTable() string { return s.qualified(store.MetaTable) }
+
+func (s *Store) writeFunc() string { return s.qualified(writeFuncPrefix + s.raw.Link) }
 
 // ddl is the schema: the reference's tables with bigint ids and bytea data.
 func (s *Store) ddl() []string {
 	t := s.t
 	return []string{
-		"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{s.schema}.Sanitize(),
+		"CREATE SCHEMA IF NOT EXISTS " + ident.Quote(s.schema),
 		`CREATE TABLE IF NOT EXISTS ` + t.Link + ` (
   id1 bigint NOT NULL DEFAULT 0, id2 bigint NOT NULL DEFAULT 0, link_type bigint NOT NULL DEFAULT 0,
   visibility smallint NOT NULL DEFAULT 0, data bytea NOT NULL DEFAULT '', time bigint NOT NULL DEFAULT 0,
@@ -59,10 +82,14 @@ func (s *Store) writeFuncSig() string {
 // row before the count row and writers of one list hold the count row for
 // one statement. It returns 0 unchanged / 1 inserted / 2 updated for
 // upserts, and 0 absent / 1 existed for deletes.
+//
+// The body is one string literal (literal) and the table names in it are
+// quoted as in every statement: no name can end the body or add a
+// statement to the DDL. (It was dollar-quoted, $fn$ ... $fn$, and a schema
+// named "a$fn$; DROP TABLE ...; SELECT $fn$" ended it: with
+// check_function_bodies off the DROP ran.)
 func (s *Store) functionDDL() string {
-	return strings.NewReplacer("{{LINKS}}", s.t.Link, "{{COUNTS}}", s.t.Count, "{{FUNC}}", s.writeFunc()).Replace(`
-CREATE OR REPLACE FUNCTION {{FUNC}}(p_id1 bigint, p_lt bigint, p_id2 bigint, p_vis smallint, p_data bytea,
-  p_time bigint, p_version bigint, p_now bigint, p_mode int) RETURNS int LANGUAGE plpgsql AS $fn$
+	body := strings.NewReplacer("{{LINKS}}", s.t.Link, "{{COUNTS}}", s.t.Count).Replace(`
 DECLARE
   o_vis smallint; o_data bytea; o_time bigint; o_version bigint;
   delta int := 0; res int := 1; found_link boolean := false;
@@ -116,7 +143,16 @@ BEGIN
     ON CONFLICT (id, link_type) DO UPDATE SET count = GREATEST(c.count + delta, 0), time = p_now, version = c.version + 1;
   RETURN res;
 END
-$fn$`)
+`)
+	return "CREATE OR REPLACE FUNCTION " + s.writeFunc() + `(p_id1 bigint, p_lt bigint, p_id2 bigint, p_vis smallint, p_data bytea,
+  p_time bigint, p_version bigint, p_now bigint, p_mode int) RETURNS int LANGUAGE plpgsql AS ` + literal(body)
+}
+
+// literal writes s as an escape string constant, E'...': its quotes and
+// backslashes are doubled, so it reads back as s whatever
+// standard_conforming_strings says.
+func literal(s string) string {
+	return "E'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(s) + "'"
 }
 
 // Init implements store.Initializer.

@@ -90,6 +90,9 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 		return nil, fmt.Errorf("%s is a directory, not a database file; set sqlite_path to a file", path)
 	}
 	raw := store.TableNames(p)
+	if err := ident.CheckTables(p, raw, ""); err != nil {
+		return nil, err
+	}
 	s := &Store{path: path, sync: syncMode, loadSync: loadSync, deferIndex: deferIdx, raw: raw,
 		t: store.Tables{Link: quote(raw.Link), Count: quote(raw.Count), Node: quote(raw.Node)}}
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(0)" +
@@ -121,9 +124,12 @@ func Open(ctx context.Context, o store.Options) (*Store, error) {
 	return s, nil
 }
 
+// ident writes names into SQLite's statements (it has no length limit).
+var ident = store.Identifier{Mark: '"', Server: "SQLite"}
+
 // quote makes a table name an SQL identifier, whatever its characters:
 // a name never changes a statement.
-func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+func quote(name string) string { return ident.Quote(name) }
 
 func unwrapPath(err error) error {
 	var pe *os.PathError

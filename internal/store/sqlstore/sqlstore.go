@@ -212,6 +212,28 @@ func ScanLinks(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classif
 	return dst, classify(rows.Err())
 }
 
+// RefMultigetSQL is the reference's multiget of id2s from table (quoted
+// for its server) with every id written in its text, as the reference
+// sends it: a statement it does not prepare, which the server parses and
+// plans each time.
+func RefMultigetSQL(table string, id1, lt int64, id2s []int64) string {
+	b := make([]byte, 0, 128+len(table)+21*len(id2s))
+	b = append(b, "SELECT id1, id2, link_type, visibility, data, version, time FROM "...)
+	b = append(b, table...)
+	b = append(b, " WHERE id1 = "...)
+	b = strconv.AppendInt(b, id1, 10)
+	b = append(b, " AND link_type = "...)
+	b = strconv.AppendInt(b, lt, 10)
+	b = append(b, " AND id2 IN ("...)
+	for i, id2 := range id2s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id2, 10)
+	}
+	return string(append(b, ')'))
+}
+
 // ScanRefLinks appends the rows of a query of the reference's link
 // columns (id1, id2, link_type, visibility, data, version, time). The
 // rows' data is copied into one new buffer (store.ListData).
