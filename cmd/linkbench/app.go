@@ -49,6 +49,8 @@ type options struct {
 	// ignoreGraph runs, sweeps or checks a store whose graph does not
 	// match the configuration (recorded in the results).
 	ignoreGraph bool
+	// finish is load --finish; noFinish is load --shard I/N --no-finish.
+	finish, noFinish bool
 }
 
 // parseShard reads --shard I/N.
@@ -215,6 +217,8 @@ The reference's flags work unchanged: linkbench -c FILE [-D key=value] -l -r.`,
 	loadCmd.Flags().BoolVar(&a.opts.truncate, "truncate", false, "empty the store before loading (otherwise a non-empty store is refused)")
 	loadCmd.Flags().BoolVar(&a.opts.resume, "resume", false, "continue an interrupted load from its last written units (same settings; the store keeps the journal)")
 	loadCmd.Flags().BoolVar(&a.opts.resumeAuto, "resume-if-interrupted", false, "--resume when the store holds an interrupted load (of this --shard), else a new load: for pods and scripts that retry")
+	loadCmd.Flags().BoolVar(&a.opts.finish, "finish", false, "finish a --shard load whose shards have all loaded (index builds, statistics), once; without --no-finish the last shard does it itself")
+	loadCmd.Flags().BoolVar(&a.opts.noFinish, "no-finish", false, "with --shard: leave the graph's finishing steps to `linkbench load --finish`, even when this shard loads last")
 	runCmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the request phase against a loaded store",

@@ -89,9 +89,14 @@ func (a *app) load(ctx context.Context, e *env, st store.Store) error {
 	if err != nil {
 		return err
 	}
-	l, err := run.PrepareLoad(ctx, e.spec(st), run.LoadOptions{Truncate: a.opts.truncate, Resume: a.opts.resume, ResumeAuto: a.opts.resumeAuto, Shard: shard, Shards: nShards})
+	l, err := run.PrepareLoad(ctx, e.spec(st), run.LoadOptions{Truncate: a.opts.truncate, Resume: a.opts.resume, ResumeAuto: a.opts.resumeAuto,
+		Shard: shard, Shards: nShards, Finish: a.opts.finish, NoFinish: a.opts.noFinish})
 	if err != nil {
 		return err
+	}
+	if l.Nothing != "" {
+		a.println(e, l.Nothing)
+		return nil
 	}
 	prog := newLoadProgress(a.stderr, e.log, e.progressEvery)
 	hook := a.phaseHook("load")

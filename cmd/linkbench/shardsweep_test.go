@@ -64,10 +64,28 @@ func TestShardedLoadEqualsSingleLoad(t *testing.T) {
 	if _, errOut, code := runCLI(t, sharded, append([]string{"init"}, graph[:len(graph)-1]...)...); code != 0 {
 		t.Fatalf("init: %s", errOut)
 	}
+	// The shards leave the finish to a final step: until it runs, the
+	// graph is refused.
 	for i := 0; i < 3; i++ {
-		if _, errOut, code := runCLI(t, sharded, append([]string{"load", "--shard", fmt.Sprintf("%d/3", i)}, graph...)...); code != 0 {
+		if _, errOut, code := runCLI(t, sharded, append([]string{"load", "--no-finish", "--shard", fmt.Sprintf("%d/3", i)}, graph...)...); code != 0 {
 			t.Fatalf("shard %d: %s", i, errOut)
 		}
+	}
+	if _, errOut, code := runCLI(t, sharded, append([]string{"check"}, graph...)...); code != 1 || !strings.Contains(errOut, "finishing steps (index builds, statistics) have not run") || !strings.Contains(errOut, "linkbench load --finish") {
+		t.Fatalf("check before load --finish: exit %d %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, sharded, append([]string{"load", "--shard", "1/3"}, graph...)...); code != 1 || !strings.Contains(errOut, "shard 1/3 of this load is in the store already") {
+		t.Fatalf("a loaded shard again: exit %d %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, sharded, append([]string{"load", "--shard", "1/2"}, graph...)...); code != 1 || !strings.Contains(errOut, "a --shard load of 3 shards, this process is one of 2") {
+		t.Fatalf("a shard of another fleet: exit %d %s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, sharded, append([]string{"load", "--finish"}, graph...)...)
+	if code != 0 || !strings.Contains(errOut, "stage build index id1_type: started") {
+		t.Fatalf("load --finish: exit %d %s %s", code, out, errOut)
+	}
+	if out, errOut, code := runCLI(t, sharded, append([]string{"check"}, graph...)...); code != 0 || !strings.Contains(out, "check passed") {
+		t.Fatalf("check after load --finish: exit %d %s %s", code, out, errOut)
 	}
 	a := tableHash(t, filepath.Join(one, "linkbench-data", "linkbench.db"))
 	b := tableHash(t, filepath.Join(sharded, "linkbench-data", "linkbench.db"))

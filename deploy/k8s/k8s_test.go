@@ -184,9 +184,18 @@ func TestManifests(t *testing.T) {
 			checkConfigArg(t, name, c, mountedConfig, configMaps)
 		}
 	}
-	for _, want := range []string{"linkbench-load", "linkbench-run", "linkbench-merge"} {
+	for _, want := range []string{"linkbench-load", "linkbench-finish", "linkbench-run", "linkbench-merge"} {
 		if _, ok := jobs[want]; !ok {
 			t.Errorf("no Job %s", want)
+		}
+	}
+	// The finish runs load --finish with the load pods' config: a
+	// --finish with other settings is refused.
+	load, finish := jobs["linkbench-load"], jobs["linkbench-finish"]
+	if len(load.Spec.Template.Spec.Containers) > 0 && len(finish.Spec.Template.Spec.Containers) > 0 {
+		la, fa := load.Spec.Template.Spec.Containers[0].Args, finish.Spec.Template.Spec.Containers[0].Args
+		if len(fa) < 2 || fa[0] != "load" || fa[1] != "--finish" || argAfter(fa, "-c") != argAfter(la, "-c") {
+			t.Errorf("finish args %q: want load --finish with the load pods' -c %s", fa, argAfter(la, "-c"))
 		}
 	}
 	// The merge reads the directory the run pods write their bundles under.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Vectors printed by the reference (mdcallag/linkbench at 9ef9cc8):
@@ -230,4 +231,40 @@ func BenchmarkRefZipfNext(b *testing.B) {
 		sink += z.Next(r)
 	}
 	_ = sink
+}
+
+// TestRefHarmonicFast: above refExactTerms terms the harmonic number of a
+// shape above 1 is within 1e-14 of the reference's sum of every term, so
+// the sampler's quantiles and the out-degrees it rounds are the same; and
+// it takes moments at 10^12 ids.
+func TestRefHarmonicFast(t *testing.T) {
+	for _, m := range []float64{1.01, 1.5, 3} {
+		for _, n := range []int64{refExactTerms, refExactTerms + 1, 3_000_000} {
+			exact, fast := refHarmonic(n, m), refHarmonicFast(n, m)
+			if rel := math.Abs(fast-exact) / exact; rel > 1e-14 {
+				t.Errorf("H(%d, %v): %.17g, the reference's sum %.17g (%.1e apart)", n, m, fast, exact, rel)
+			}
+			a, b := &RefZipf{n: n, shape: m, zetan: exact}, &RefZipf{n: n, shape: m, zetan: fast}
+			for _, z := range []*RefZipf{a, b} {
+				z.alpha = 1 / (1 - m)
+				z.eta = (1 - javaPow(2/float64(n), 1-m)) / (1 - refHarmonic(2, m)/z.zetan)
+				z.half = javaPow(0.5, m)
+			}
+			for i := range 100_000 {
+				u := float64(i) / 100_000
+				if a.Quantile(u) != b.Quantile(u) {
+					t.Fatalf("n %d shape %v: quantile(%v) is %d with the reference's sum, %d with the fast one", n, m, u, a.Quantile(u), b.Quantile(u))
+				}
+			}
+			for r := int64(0); r < n; r += 1 + r/64 {
+				if JavaRound(a.ExpectedCount(r, float64(n)*30)) != JavaRound(b.ExpectedCount(r, float64(n)*30)) {
+					t.Fatalf("n %d shape %v: the out-degree of rank %d differs", n, m, r)
+				}
+			}
+		}
+	}
+	t0 := time.Now()
+	if _, err := NewRefZipf(1_000_000_000_000, 1.5); err != nil || time.Since(t0) > time.Second {
+		t.Fatalf("NewRefZipf(10^12, 1.5) took %v (%v)", time.Since(t0), err)
+	}
 }

@@ -1,6 +1,10 @@
 package dist
 
-import "math"
+import (
+	"container/heap"
+	"iter"
+	"math"
+)
 
 // Seeds and group count of the reference's shufflers. They are constants
 // of the benchmark, not configuration: every run of every driver maps
@@ -109,4 +113,59 @@ func (s *Shuffler) shift(i int64, inverse bool) int64 {
 		j -= ring
 	}
 	return j
+}
+
+// Permuted yields Permute(p) for every p < k, in increasing order, in
+// O(k log groups) time and O(groups) memory: within a residue class the
+// shuffle is a rotation, so the first ranks of each class land on at most
+// two runs of the class's members, merged here.
+func (s *Shuffler) Permuted(k int64) iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		k = min(k, s.n)
+		if k <= 0 {
+			return
+		}
+		var h runs
+		for c := range min(s.groups, k) {
+			size := s.minSize
+			if c < s.nBig {
+				size++
+			}
+			m := (k - c + s.groups - 1) / s.groups // ranks c, c+g, ... below k
+			a, b := s.rot[c], s.rot[c]+m           // their members' indexes, mod size
+			if b <= size {
+				h = append(h, run{next: c + s.groups*a, last: c + s.groups*(b-1)})
+			} else {
+				h = append(h, run{next: c + s.groups*a, last: c + s.groups*(size-1)}, run{next: c, last: c + s.groups*(b-size-1)})
+			}
+		}
+		heap.Init(&h)
+		for len(h) > 0 {
+			if !yield(h[0].next) {
+				return
+			}
+			if h[0].next += s.groups; h[0].next > h[0].last {
+				heap.Pop(&h)
+			} else {
+				heap.Fix(&h, 0)
+			}
+		}
+	}
+}
+
+// run is the ids next, next+groups, ..., last of one residue class.
+type run struct{ next, last int64 }
+
+// runs is a min-heap of runs by their next id.
+type runs []run
+
+func (h runs) Len() int           { return len(h) }
+func (h runs) Less(i, j int) bool { return h[i].next < h[j].next }
+func (h runs) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runs) Push(x any)        { *h = append(*h, x.(run)) }
+func (h *runs) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

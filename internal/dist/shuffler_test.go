@@ -2,6 +2,7 @@ package dist
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -158,4 +159,22 @@ func BenchmarkShufflerPermute(b *testing.B) {
 		sink += s.Permute(int64(i % 10_000_000))
 	}
 	_ = sink
+}
+
+// TestPermutedIsThePermutationSorted: the offsets of the first k ranks,
+// in order, for sizes that do and do not divide into the groups.
+func TestPermutedIsThePermutationSorted(t *testing.T) {
+	for _, n := range []int64{1, 5, 1023, 1024, 1025, 100_003, 262_144} {
+		s := NewShuffler(DegreeShufflerSeed, ShuffleGroups, n)
+		for _, k := range []int64{0, 1, 7, 1024, 5000, n / 2, n, n + 3} {
+			var want []int64
+			for p := range min(k, n) {
+				want = append(want, s.Permute(p))
+			}
+			slices.Sort(want)
+			if got := slices.Collect(s.Permuted(k)); !slices.Equal(got, want) {
+				t.Fatalf("n %d, k %d: %d offsets, want %d", n, k, len(got), len(want))
+			}
+		}
+	}
 }

@@ -119,18 +119,27 @@ func (g *Graph) DegreeShuffler() *dist.Shuffler { return g.degree }
 // TotalLinks is the out-degree of id1 over all link types (at least one
 // per type), the reference's for every id.
 func (g *Graph) TotalLinks(id1 int64) int64 {
+	s := g.spec.NLinks
+	switch s.Func {
+	case "real", "dist":
+		return g.totalAtRank(g.degree.Invert(id1 - g.spec.StartID1))
+	}
+	return max(arithmeticLinks(s, id1, g.spec.StartID1, g.spec.MaxID1), int64(len(g.types)))
+}
+
+// totalAtRank is TotalLinks of the id of degree rank p, for the modes
+// that place degrees by rank ("real", "dist"): it never increases with p.
+func (g *Graph) totalAtRank(p int64) int64 {
 	var total int64
 	s := g.spec.NLinks
 	switch s.Func {
 	case "real":
-		p := g.degree.Invert(id1 - g.spec.StartID1)
 		total = g.nlinks.Quantile(1 - float64(p)/float64(g.n))
 	case "dist":
 		// The reference rounds the distribution's expected count of the
 		// rank, scaled by n * nlinks_mean when the mean is set and by 1
 		// when it is not (so without a mean nearly every id gets the
 		// minimum of one link per type).
-		p := g.degree.Invert(id1 - g.spec.StartID1)
 		scale := 1.0
 		if s.Dist.HasMean {
 			scale = float64(g.n) * s.Dist.Mean
@@ -140,8 +149,6 @@ func (g *Graph) TotalLinks(id1 int64) int64 {
 		} else {
 			total = dist.JavaRound(scale / float64(g.n))
 		}
-	default:
-		total = arithmeticLinks(s, id1, g.spec.StartID1, g.spec.MaxID1)
 	}
 	return max(total, int64(len(g.types)))
 }

@@ -22,6 +22,10 @@ type LoadOptions struct {
 	// Shard of Shards is the part of the graph this process loads (0 of 1
 	// for the whole).
 	Shard, Shards int
+	// Finish only finishes a --shard load whose shards have all loaded
+	// (load --finish): index builds, node id allocator, statistics.
+	// NoFinish leaves that to a Finish even when this shard loads last.
+	Finish, NoFinish bool
 }
 
 // ErrInterrupted is the error of a load stopped by the user (Ctrl-C).
@@ -42,6 +46,16 @@ type Load struct {
 	// Resuming: an interrupted load is continued. CanResume: the store
 	// keeps a load journal, so this load can be resumed if it stops.
 	Resuming, CanResume bool
+	// FinishOnly: this process writes no rows, it only finishes a --shard
+	// load whose shards have all loaded. Nothing, when set, says why this
+	// process has nothing to do (its shard is loaded, the graph finished).
+	FinishOnly bool
+	Nothing    string
+
+	// recorded is the load record read by decide (--shard, --finish);
+	// finisher is set once this process has claimed the graph's finish.
+	recorded map[string]string
+	finisher bool
 
 	bulk     store.BulkLoader
 	journal  store.Journaler
@@ -61,9 +75,10 @@ func PrepareLoad(ctx context.Context, s Spec, o LoadOptions) (*Load, error) {
 	if !ok {
 		return nil, fmt.Errorf("store %s cannot bulk load", s.Driver.Name)
 	}
-	// Over a partial graph (--truncate, --resume) an existing schema is
-	// left as it is until the tables are emptied or the load resumed.
-	if err := PrepareSchema(ctx, s.Store, o.Truncate || o.Resume || o.ResumeAuto); err != nil {
+	// Over a partial graph (--truncate, --resume, --finish) an existing
+	// schema is left as it is until the tables are emptied or the load
+	// resumed.
+	if err := PrepareSchema(ctx, s.Store, o.Truncate || o.Resume || o.ResumeAuto || o.Finish); err != nil {
 		return nil, err
 	}
 	l := &Load{Spec: s, Options: o, bulk: bl, prefix: workload.JournalPrefix(o.Shard, o.Shards), dataHash: s.DataHash()}
@@ -82,6 +97,9 @@ func PrepareLoad(ctx context.Context, s Spec, o LoadOptions) (*Load, error) {
 	if err := l.begin(ctx); err != nil {
 		return nil, err
 	}
+	if l.FinishOnly || l.Nothing != "" {
+		return l, nil
+	}
 	cfg := l.Spec.Config
 	s.Log.Infof("loading with %d loaders, chunks of %d ids, batches of %d rows, seed %d", cfg.Loaders, cfg.LoaderChunkSize, cfg.BulkInsertCount, cfg.LoadRandomSeed)
 	return l, nil
@@ -90,13 +108,30 @@ func PrepareLoad(ctx context.Context, s Spec, o LoadOptions) (*Load, error) {
 // decide resumes, truncates or refuses a store that already holds a graph.
 func (l *Load) decide(ctx context.Context) error {
 	o, s := l.Options, l.Spec
+	if o.Finish {
+		if o.Shards > 1 || o.Truncate || o.Resume || o.ResumeAuto {
+			return errors.New("--finish finishes a --shard load whose shards have all loaded: give it alone, without --shard, --truncate or --resume")
+		}
+		return l.decideFinish(ctx)
+	}
+	if o.NoFinish && o.Shards < 2 {
+		return errors.New("--no-finish is for the processes of a --shard load (a load without --shard finishes itself)")
+	}
 	l.Resuming = o.Resume
-	if o.ResumeAuto && l.CanResume && !o.Truncate {
+	if (o.ResumeAuto || o.Shards > 1) && l.CanResume && !o.Truncate {
 		meta, err := l.journal.GetMeta(ctx)
 		if err != nil {
 			return fmt.Errorf("read the load record: %w", err)
 		}
-		l.Resuming = meta[l.prefix+workload.JournalState] == workload.JournalOpen
+		state := meta[l.prefix+workload.JournalState]
+		if o.ResumeAuto {
+			l.Resuming = state == workload.JournalOpen
+		}
+		if o.Shards > 1 && state == workload.JournalDone && meta[workload.MetaFleet] != "" {
+			// This shard's part is loaded: begin decides what is left.
+			l.recorded, l.Resuming = meta, false
+			return nil
+		}
 	}
 	switch {
 	case l.Resuming && o.Truncate:
@@ -147,6 +182,9 @@ func (l *Load) adopt(ctx context.Context) error {
 			return fmt.Errorf("load_time_ms = %q (%s): expected milliseconds since 1970, e.g. %d", v, cfg.Props.Where("load_time_ms"), time.Now().UnixMilli())
 		}
 		l.NowMs = n
+	}
+	if o.Finish {
+		return l.adoptFinish(ctx)
 	}
 	if l.Resuming {
 		recorded, err := l.journal.GetMeta(ctx)
@@ -206,6 +244,10 @@ func (l *Load) meta(complete bool) map[string]string {
 func (l *Load) begin(ctx context.Context) error {
 	s := l.Spec
 	switch {
+	case l.Options.Finish:
+		return nil // adoptFinish claimed the finish
+	case l.recorded != nil:
+		return l.partLoaded(ctx)
 	case l.Resuming:
 		params := workload.LoadParams(s.Config, l.dataHash, l.NowMs)
 		if diffs := workload.DiffLoadParams(l.recordedParams, params); len(diffs) > 0 {
@@ -223,6 +265,11 @@ func (l *Load) begin(ctx context.Context) error {
 		meta[workload.MetaLoadTimeMs] = strconv.FormatInt(l.NowMs, 10)
 		meta[workload.MetaLoadParams] = workload.LoadParams(s.Config, l.dataHash, l.NowMs)
 		meta[l.prefix+workload.JournalState] = workload.JournalOpen
+		if l.Options.Shards > 1 {
+			if err := l.join(ctx); err != nil {
+				return err
+			}
+		}
 		_, err := s.Retry().Do(ctx, func() error {
 			if l.Options.Shards > 1 {
 				// The other shards' records stay; this one's old journal goes.
@@ -253,9 +300,13 @@ func (l *Load) Phase() *workload.LoadPhase {
 		// a given load_time_ms makes the whole graph reproducible instead.
 		lp.NodeTime = func() int32 { return int32(time.Now().Unix()) }
 	}
-	if l.CanResume {
+	if l.CanResume && !l.FinishOnly {
 		lp.Journal, lp.JournalPrefix, lp.Resume = l.journal, l.prefix, l.resume
 	}
+	if l.CanResume && l.Options.Shards > 1 && !l.FinishOnly {
+		lp.Finishes = l.shardLoaded
+	}
+	lp.FinishOnly = l.FinishOnly
 	return lp
 }
 
@@ -263,12 +314,14 @@ func (l *Load) Phase() *workload.LoadPhase {
 func (l *Load) Finish(ctx context.Context) error {
 	_, err := l.Spec.Retry().Do(ctx, func() error {
 		switch ms, hasMeta := l.Spec.Store.(store.MetaStore); {
-		case l.CanResume && l.Options.Shards > 1:
-			// This shard's journal goes; its state says it is done, so a
-			// run can tell when every shard has loaded.
+		case l.finisher:
+			// Every shard's part is loaded (shardLoaded marked this one)
+			// and the graph finished: a run may start.
 			meta := l.meta(true)
-			meta[l.prefix+workload.JournalState] = workload.JournalDone
-			return l.journal.UpdateMeta(ctx, meta, l.prefix)
+			meta[workload.MetaFleetFinished] = "true"
+			return l.journal.UpdateMeta(ctx, meta, "")
+		case l.CanResume && l.Options.Shards > 1:
+			return nil // shardLoaded marked this shard's part loaded
 		case hasMeta:
 			return ms.PutMeta(ctx, l.meta(true))
 		}

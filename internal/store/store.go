@@ -62,6 +62,13 @@ type LoadInfo struct {
 	// rows it covers (0 when unknown), and returns the function to call
 	// when it ends. Use BeginStage, which works without one.
 	Stage func(name string, rows int64) (end func())
+	// Partial is set when this process loads one part of a graph that
+	// several processes load (a --shard load): EndLoad then does only
+	// what this process's own rows need (making them durable) and leaves
+	// the deferred indexes, the node id allocator and the statistics to
+	// the EndLoad of the process that finishes the graph, called once
+	// every part is loaded with Partial unset.
+	Partial bool
 }
 
 // BeginStage reports the start of a named step of a load's work and
@@ -86,8 +93,11 @@ type BulkLoader interface {
 	LoadLinks(ctx context.Context, links []graph.Link) error
 	LoadCounts(ctx context.Context, counts []graph.Count) error
 	// EndLoad finishes a load: sets the node id allocator to at least
-	// info.MaxID1, builds deferred indexes, refreshes statistics; each
-	// step is reported through info.BeginStage.
+	// info.MaxID1, builds the deferred indexes that are missing (whichever
+	// process dropped them), refreshes statistics; each step is reported
+	// through info.BeginStage. With info.Partial it leaves all of these.
+	// It is idempotent: a second EndLoad of a finished graph builds
+	// nothing.
 	EndLoad(ctx context.Context, info LoadInfo) error
 }
 
@@ -132,6 +142,11 @@ type Journaler interface {
 	// it is empty), then sets the given keys, leaving all others; in one
 	// transaction where the store has them.
 	UpdateMeta(ctx context.Context, set map[string]string, deletePrefix string) error
+	// ClaimMeta sets key to value unless the key is set already, and
+	// returns the value the key then holds: of several processes that
+	// claim one key at once, exactly one finds its own value (the
+	// processes of a --shard load decide so which one finishes the graph).
+	ClaimMeta(ctx context.Context, key, value string) (string, error)
 }
 
 type skipExistingKey struct{}

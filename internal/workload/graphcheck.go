@@ -249,6 +249,13 @@ func unfinishedLoad(meta map[string]string) (GraphProblem, bool) {
 	}
 	sort.Strings(open)
 	switch {
+	case len(open) == 0 && meta[MetaFleet] != "" && meta[MetaFleetFinished] != "true":
+		p.Found = "every shard of the --shard load loaded its part, but the graph's finishing steps (index builds, statistics) have not run"
+		if h := meta[MetaFleetFinisher]; h != "" {
+			p.Found += " to their end (claimed by " + h + ")"
+		}
+		p.Fix = "run `linkbench load --finish` with the shards' settings"
+		return p, true
 	case len(open) > 0:
 		p.Found = "the load of this graph did not complete (" + strings.Join(open, ", ") + ")"
 		if len(open) == 1 && !strings.HasPrefix(open[0], "shard") {

@@ -21,6 +21,10 @@ func (silentJournal) UpdateMeta(ctx context.Context, _ map[string]string, _ stri
 	<-ctx.Done()
 	return ctx.Err()
 }
+func (silentJournal) ClaimMeta(ctx context.Context, _, _ string) (string, error) {
+	<-ctx.Done()
+	return "", ctx.Err()
+}
 
 // TestSilentJournalWriteIsATimeout: a journal write the store never
 // answers fails as a silence, like a bulk call's (a TimeoutError, so the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +60,14 @@ type LoadPhase struct {
 	// reference stamps every row with the wall clock, in seconds); nil
 	// gives every node the graph's load time, for byte-reproducible graphs.
 	NodeTime func() int32
+	// Finishes, when set, makes this process's EndLoad partial (one part
+	// of a graph several processes load): once it has returned, Finishes
+	// records the part as loaded and reports whether this process
+	// finishes the whole graph, which EndLoad then does.
+	Finishes func(ctx context.Context) (bool, error)
+	// FinishOnly skips the inserts: the process only finishes a graph
+	// whose parts are all loaded (its whole EndLoad).
+	FinishOnly bool
 
 	batch int // rows per bulk call
 }
@@ -184,15 +191,25 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 	cfg := p.Config
 	shards := max(p.Shards, 1)
 	// Counted before any row is written; both passes stop at ctx's end.
-	linksTotal, nodesTotal, err := p.expected(ctx, shards)
-	if err != nil {
-		return nil, err
+	var linksTotal, nodesTotal int64
+	var err error
+	if !p.FinishOnly {
+		if linksTotal, nodesTotal, err = p.expected(ctx, shards); err != nil {
+			return nil, err
+		}
 	}
 	start := time.Now()
 	stages := &stageLog{start: start, on: p.OnStage}
-	info := store.LoadInfo{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1, Stage: stages.begin}
-	if info.Nodes, info.Links, info.Counts, err = p.graphRows(ctx); err != nil {
-		return nil, err
+	info := store.LoadInfo{StartID1: cfg.StartID1, MaxID1: cfg.MaxID1, Stage: stages.begin, Partial: p.Finishes != nil}
+	// The whole graph's rows are for the finishing steps: one part of it
+	// counts them only if it finishes the graph.
+	if !info.Partial {
+		if info.Nodes, info.Links, info.Counts, err = p.graphRows(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if p.FinishOnly {
+		return p.finish(ctx, start, stages, info)
 	}
 	if err := p.Store.BeginLoad(ctx, info); err != nil {
 		return nil, fmt.Errorf("begin load: %w", err)
@@ -292,7 +309,7 @@ loop:
 	// The store's finishing work (index builds, statistics, flushes) can
 	// take as long as the inserts: progress goes on naming its steps.
 	ended := make(chan error, 1)
-	go func() { ended <- p.Store.EndLoad(ctx, info) }()
+	go func() { ended <- p.endLoad(ctx, info) }()
 	var endErr error
 finish:
 	for {
@@ -316,191 +333,62 @@ finish:
 	return res, nil
 }
 
+// endLoad is the store's EndLoad; for one part of a graph, partial, and
+// then whole when this process finishes the graph.
+func (p *LoadPhase) endLoad(ctx context.Context, info store.LoadInfo) error {
+	if err := p.Store.EndLoad(ctx, info); err != nil || p.Finishes == nil {
+		return err
+	}
+	last, err := p.Finishes(ctx)
+	if err != nil || !last {
+		return err
+	}
+	info.Partial = false
+	if info.Nodes, info.Links, info.Counts, err = p.graphRows(ctx); err != nil {
+		return err
+	}
+	return p.Store.EndLoad(ctx, info)
+}
+
+// finish runs only the store's finishing work (FinishOnly), with progress.
+func (p *LoadPhase) finish(ctx context.Context, start time.Time, stages *stageLog, info store.LoadInfo) (*LoadResult, error) {
+	c := stats.NewCollector(p.Config.HDRAccuracy, false, start)
+	if p.OnCollector != nil {
+		p.OnCollector(c)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- p.Store.EndLoad(ctx, info) }()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	progress := func(now time.Time) {
+		if p.OnProgress != nil {
+			pr := LoadProgress{Elapsed: now.Sub(start), Finishing: true}
+			pr.Stage, pr.StageElapsed, pr.StageRows = stages.current(now)
+			p.OnProgress(pr)
+		}
+	}
+	for {
+		select {
+		case err := <-ended:
+			end := time.Now()
+			c.Tick(end)
+			res := &LoadResult{Elapsed: end.Sub(start), FinishElapsed: end.Sub(start), Stages: stages.list(), Summary: c.Summary(), Collector: c}
+			if err != nil {
+				return res, fmt.Errorf("end load: %w", err)
+			}
+			progress(end)
+			return res, nil
+		case now := <-t.C:
+			progress(now)
+		}
+	}
+}
+
 func maxTime(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
 	}
 	return a
-}
-
-// graphRows counts the nodes, links and counts of the whole graph (every
-// shard, resumed units included): the rows the store's finishing steps
-// work on. Above exactCountIDs ids the links are estimated (allLinks).
-func (p *LoadPhase) graphRows(ctx context.Context) (nodes, links, counts int64, err error) {
-	cfg := p.Config
-	ids := cfg.MaxID1 - cfg.StartID1
-	types := int64(cfg.LinkTypeCount)
-	if links, err = p.allLinks(ctx); err != nil {
-		return 0, 0, 0, err
-	}
-	if cfg.GenerateNodes {
-		nodes = ids
-	}
-	return nodes, links, ids * types, nil
-}
-
-// allLinks is the number of links of the whole graph: exact up to
-// exactCountIDs ids (a pass over every id1, about 30 ns each), estimated
-// from 2^20 evenly spaced ids above (within 1%). It stops when ctx ends.
-func (p *LoadPhase) allLinks(ctx context.Context) (int64, error) {
-	cfg := p.Config
-	ids := cfg.MaxID1 - cfg.StartID1
-	types := int64(cfg.LinkTypeCount)
-	var links int64
-	if ids <= exactCountIDs {
-		for id1 := cfg.StartID1; id1 < cfg.MaxID1; id1++ {
-			if id1%(1<<16) == 0 && ctx.Err() != nil {
-				return 0, context.Cause(ctx)
-			}
-			links += p.Graph.LinksPerType(id1) * types
-		}
-		return links, nil
-	}
-	const samples = 1 << 20
-	stride := float64(ids) / samples
-	var sum float64
-	for i := range int64(samples) {
-		if i%(1<<16) == 0 && ctx.Err() != nil {
-			return 0, context.Cause(ctx)
-		}
-		sum += float64(p.Graph.LinksPerType(cfg.StartID1 + int64(float64(i)*stride)))
-	}
-	return int64(sum * stride * float64(types)), nil
-}
-
-// mine reports whether work item seq belongs to this shard.
-func (p *LoadPhase) mine(seq int64, shards int) bool { return seq%int64(shards) == int64(p.Shard) }
-
-// expected sums the links and nodes of this shard's part of the graph
-// that are still to load, for the progress display: a pass over every
-// id1 (about 30 ns each), so it stops when ctx ends and reports its own
-// progress through OnPrepare.
-func (p *LoadPhase) expected(ctx context.Context, shards int) (links, nodes int64, err error) {
-	var seq int64
-	types := int64(p.Config.LinkTypeCount)
-	ids := p.Config.MaxID1 - p.Config.StartID1
-	if ids > exactCountIDs {
-		return p.estimated(ctx, shards)
-	}
-	nextReport := time.Now().Add(time.Second)
-	err = p.walk(ctx, shards, func(lo, hi int64, chunkMine bool) {
-		if chunkMine && p.Config.GenerateNodes && !p.done(nodeUnit(lo)) {
-			nodes += hi - lo
-		}
-		chunkTodo := chunkMine && !p.done(chunkUnit(lo))
-		for id1 := lo; id1 < hi; id1++ {
-			per := p.Graph.LinksPerType(id1)
-			switch {
-			case per > pieceLinks && shards == 1 && p.Resume == nil:
-				links += per * types // every piece is this process's
-			case per > pieceLinks:
-				for typ := range int(types) {
-					for from := int64(0); from < per; from += pieceLinks {
-						if p.mine(seq, shards) && !p.done(pieceUnit(id1, typ, from)) {
-							links += min(pieceLinks, per-from)
-						}
-						seq++
-					}
-				}
-			case chunkTodo:
-				links += per * types
-			}
-		}
-		if p.OnPrepare != nil && time.Now().After(nextReport) {
-			p.OnPrepare(hi-p.Config.StartID1, ids)
-			nextReport = time.Now().Add(time.Second)
-		}
-	})
-	return links, nodes, err
-}
-
-// exactCountIDs is the largest graph whose links are counted exactly
-// before a load (about 2 s); larger ones are estimated from a sample.
-const exactCountIDs = 1 << 24
-
-// estimated estimates what expected counts, for graphs too large to walk:
-// the graph's estimated links scaled to this process's share of the units
-// still to load. It is what the progress
-// display divides by; the results report the rows actually written.
-func (p *LoadPhase) estimated(ctx context.Context, shards int) (links, nodes int64, err error) {
-	cfg := p.Config
-	ids := cfg.MaxID1 - cfg.StartID1
-	all, err := p.allLinks(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	size := max(cfg.LoaderChunkSize, 1)
-	chunks := (ids + size - 1) / size
-	var doneChunks int64
-	for u, v := range p.Resume {
-		if v == JournalDone && strings.HasPrefix(u, "c") {
-			doneChunks++
-		}
-	}
-	links = int64(float64(all) / float64(max(shards, 1)) * float64(chunks-doneChunks) / float64(chunks))
-	// Nodes are counted exactly: one step per chunk.
-	err = p.walk(ctx, shards, func(lo, hi int64, mine bool) {
-		if mine && cfg.GenerateNodes && !p.done(nodeUnit(lo)) {
-			nodes += hi - lo
-		}
-	})
-	return links, nodes, err
-}
-
-// walk calls fn for every chunk of id1s with whether it belongs to this
-// shard, until ctx ends (then it returns the context's error).
-func (p *LoadPhase) walk(ctx context.Context, shards int, fn func(lo, hi int64, mine bool)) error {
-	cfg := p.Config
-	size := max(cfg.LoaderChunkSize, 1)
-	var seq int64
-	for lo := cfg.StartID1; lo < cfg.MaxID1; lo += size {
-		if seq%64 == 0 && ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		fn(lo, min(lo+size, cfg.MaxID1), p.mine(seq, shards))
-		seq++
-	}
-	return nil
-}
-
-// produce sends this shard's tasks: chunk tasks, and piece tasks for every
-// adjacency list longer than pieceLinks. Piece tasks are numbered in their
-// own sequence so shards split them evenly whatever chunk they fall in.
-func (p *LoadPhase) produce(ctx context.Context, shards int, out chan<- task) {
-	var pieceSeq int64
-	send := func(t task) bool {
-		select {
-		case out <- t:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	cfg := p.Config
-	size := max(cfg.LoaderChunkSize, 1)
-	var seq int64
-	for lo := cfg.StartID1; lo < cfg.MaxID1; lo += size {
-		hi := min(lo+size, cfg.MaxID1)
-		if p.mine(seq, shards) && !p.done(chunkUnit(lo)) && !send(task{lo: lo, hi: hi}) {
-			return
-		}
-		seq++
-		for id1 := lo; id1 < hi; id1++ {
-			per := p.Graph.LinksPerType(id1)
-			if per <= pieceLinks {
-				continue
-			}
-			for typ := 0; typ < cfg.LinkTypeCount; typ++ {
-				for from := int64(0); from < per; from += pieceLinks {
-					if p.mine(pieceSeq, shards) && !p.done(pieceUnit(id1, typ, from)) &&
-						!send(task{piece: true, id1: id1, typ: typ, from: from, to: min(from+pieceLinks, per)}) {
-						return
-					}
-					pieceSeq++
-				}
-			}
-		}
-	}
 }
 
 // linkBatch accumulates links whose payloads are copied into an arena that
@@ -674,9 +562,10 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 		return nil
 	}
 	var err error
-	werr := p.walk(ctx, shards, func(lo, hi int64, mine bool) {
+	pl := p.plan(shards)
+	chunk := func(lo, hi int64) {
 		unit := nodeUnit(lo)
-		if !mine || err != nil || p.done(unit) {
+		if p.done(unit) {
 			return
 		}
 		if p.Journal != nil {
@@ -717,9 +606,11 @@ func (p *LoadPhase) nodeLoader(ctx context.Context, h *stats.Handle, shards int,
 				err = flush()
 			}
 		}
-	})
-	if err == nil {
-		err = werr
+	}
+	for k := int64(0); k < pl.mine() && err == nil; k++ {
+		if err = ctx.Err(); err == nil {
+			chunk(pl.chunk(k))
+		}
 	}
 	if err != nil {
 		return err

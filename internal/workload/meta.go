@@ -67,6 +67,45 @@ const (
 	JournalOpen  = "open"
 )
 
+// Keys of the record of a --shard load (a fleet): the processes of one
+// load register under MetaFleet (FleetID), the one that finishes the
+// graph claims MetaFleetFinisher, and MetaFleetFinished says it did.
+const (
+	MetaFleet         = "fleet.load"
+	MetaFleetFinisher = "fleet.finisher"
+	MetaFleetFinished = "fleet.finished"
+)
+
+// FleetID is the identity of a --shard load: the settings that shape its
+// rows (LoadParams) and its number of shards. Every process of one load
+// has the same.
+func FleetID(params string, shards int) string {
+	return params + "\nshards=" + strconv.Itoa(shards)
+}
+
+// FleetShards is the number of shards of a FleetID (0 when it names none).
+func FleetShards(id string) int {
+	i := strings.LastIndex(id, "\nshards=")
+	if i < 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(id[i+len("\nshards="):])
+	return n
+}
+
+// ShardsLoaded lists, of the n shards of a --shard load, those whose
+// journal says they loaded their part, and those that did not.
+func ShardsLoaded(meta map[string]string, n int) (loaded, missing []int) {
+	for i := range n {
+		if meta[JournalPrefix(i, n)+JournalState] == JournalDone {
+			loaded = append(loaded, i)
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	return loaded, missing
+}
+
 // JournalPrefix is the metadata prefix of the load journal of one process
 // of a load split into shards (0 of 1 for an unsplit load).
 func JournalPrefix(shard, shards int) string {

@@ -610,7 +610,8 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 			intended = next
 		}
 		op := q.nextOp()
-		q.watch.begin(op, sent)
+		began := sent // the watchdog's start of the op
+		q.watch.begin(op, began)
 		q.sent = time.Time{}
 		err := q.do(q.watch.ctx, op)
 		q.watch.end()
@@ -636,7 +637,9 @@ func (q *requester) run(ctx context.Context, measureFrom, deadline time.Time) bo
 				return false // interrupted mid-op: not a failure of the store
 			}
 			if err != nil {
-				err = &TimeoutError{Op: op, After: end.Sub(sent), Cause: cause}
+				// From the start the watchdog counted, not the store's
+				// send (q.sent, later): abandoned after at least op_timeout.
+				err = &TimeoutError{Op: op, After: end.Sub(began), Cause: cause}
 				counts.timedOut.Add(1)
 			}
 		}

@@ -219,6 +219,22 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 	return nil
 }
 
+// ClaimMeta implements store.Journaler: an insert of the key's document,
+// which fails on a key already claimed (the _id is unique), then a read.
+func (s *Store) ClaimMeta(ctx context.Context, key, value string) (string, error) {
+	_, err := s.meta.InsertOne(ctx, bson.D{{Key: "_id", Value: keyDocPrefix + key}, {Key: "v", Value: value}})
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
+		return "", classify(err)
+	}
+	var kd struct {
+		V string `bson:"v"`
+	}
+	if err := s.meta.FindOne(ctx, byID(keyDocPrefix+key)).Decode(&kd); err != nil {
+		return "", classify(err)
+	}
+	return kd.V, nil
+}
+
 // PutMeta implements store.MetaStore. The pairs are an array, not a
 // subdocument, so that any key is allowed.
 func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
@@ -424,8 +440,8 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 
 // EndLoad implements store.BulkLoader: when this process loaded nodes,
 // new nodes get ids from MaxID1 on, as the reference's node loader leaves
-// its id counter (nothing is sent); otherwise the first ADD_NODE asks the
-// server for the largest id.
+// its id counter (nothing is sent, so a shard's partial load does the
+// same); otherwise the first ADD_NODE asks the server for the largest id.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
 	if s.loadedNodes.Load() {
 		s.ids.atLeast(info.MaxID1)

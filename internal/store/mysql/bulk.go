@@ -28,7 +28,10 @@ func (s *Store) insertBatched(ctx context.Context, head string, cols, n int, row
 	})
 }
 
-// BeginLoad implements store.BulkLoader.
+// BeginLoad implements store.BulkLoader: with defer_index and an empty
+// link table, the id1_type index is dropped until the EndLoad that
+// finishes the graph. A table that holds rows (a resumed load, a --shard
+// process that starts after others have written) is left as it is.
 func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 	if !s.deferIndex {
 		return nil
@@ -37,25 +40,28 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 	if err := s.r.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+q(s.t.Link)+")").Scan(&any); err != nil {
 		return classify(err)
 	}
-	var n int
-	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = 'id1_type'", s.t.Link).Scan(&n); err != nil {
-		return classify(err)
-	}
 	if any != 0 {
-		// A load that was interrupted left the index dropped: a resumed
-		// load builds it at its end.
-		s.droppedIdx = n == 0
 		return nil
 	}
-	if n > 0 {
-		s.st.close()
-		// Another --shard process may have dropped it a moment ago (1091).
-		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" DROP INDEX id1_type"); err != nil && !isMySQLError(err, 1091) {
-			return classify(err)
-		}
+	has, err := s.hasLinkIndex(ctx)
+	if err != nil || !has {
+		return err
 	}
-	s.droppedIdx = true
+	s.st.close()
+	// Another --shard process may have dropped it a moment ago (1091).
+	if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" DROP INDEX id1_type"); err != nil && !isMySQLError(err, 1091) {
+		return classify(err)
+	}
 	return nil
+}
+
+// hasLinkIndex reports whether the link table has its id1_type index.
+func (s *Store) hasLinkIndex(ctx context.Context) (bool, error) {
+	var n int
+	if err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = 'id1_type'", s.t.Link).Scan(&n); err != nil {
+		return false, classify(err)
+	}
+	return n > 0, nil
 }
 
 // isMySQLError reports whether err is the server error number n.
@@ -98,18 +104,27 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 	return sqlstore.LoadCounts(ctx, s.insertBatched, insertVerb(ctx), q(s.t.Count), counts)
 }
 
-// EndLoad implements store.BulkLoader: rebuilds the index and sets
-// AUTO_INCREMENT to at least MaxID1.
+// EndLoad implements store.BulkLoader: builds the index when it is
+// missing and sets AUTO_INCREMENT to at least MaxID1; a partial load's
+// EndLoad leaves both, and the statistics, to the process that finishes
+// the graph.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
-	if s.droppedIdx {
+	if info.Partial {
+		return nil
+	}
+	has, err := s.hasLinkIndex(ctx)
+	if err != nil {
+		return err
+	}
+	if !has {
 		s.st.close()
 		end := info.BeginStage("build index id1_type", info.Links)
-		// Another --shard process may have built it a moment ago (1061).
+		// A process finishing the same graph may have built it a moment
+		// ago (1061).
 		if _, err := s.w.ExecContext(ctx, "ALTER TABLE "+q(s.t.Link)+" ADD INDEX id1_type "+indexCols); err != nil && !isMySQLError(err, 1061) {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
 		end()
-		s.droppedIdx = false
 	}
 	end := info.BeginStage("set AUTO_INCREMENT", 0)
 	var maxID sql.NullInt64
@@ -158,6 +173,11 @@ func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
 // UpdateMeta implements store.Journaler.
 func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePrefix string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error { return sqlstore.UpdateMeta(ctx, tx, q(store.MetaTable), set, deletePrefix) })
+}
+
+// ClaimMeta implements store.Journaler.
+func (s *Store) ClaimMeta(ctx context.Context, key, value string) (string, error) {
+	return sqlstore.ClaimMeta(ctx, s.w, q(store.MetaTable), "INSERT IGNORE INTO ", key, value, classify)
 }
 
 // ScanCounts implements store.Scanner.

@@ -53,7 +53,6 @@ type Store struct {
 	t          store.Tables
 	qLink      string // t.Link quoted, for the multiget's text
 	deferIndex bool
-	droppedIdx bool
 	st         *stmts       // the request statements of the pools
 	noInfile   *atomic.Bool // the server refused LOAD DATA LOCAL INFILE
 	sess       *session     // set in a session's copy of the store (Session)

@@ -2,6 +2,7 @@ package pebble
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -175,6 +176,24 @@ func (s *Store) UpdateMeta(_ context.Context, set map[string]string, deletePrefi
 		b.Set(append([]byte{pMeta}, k...), []byte(v), nil)
 	}
 	return b.Commit(pebble.Sync)
+}
+
+// ClaimMeta implements store.Journaler. One process opens the database,
+// so the metadata's mutex settles the claim.
+func (s *Store) ClaimMeta(_ context.Context, key, value string) (string, error) {
+	s.metaMu.Lock()
+	defer s.metaMu.Unlock()
+	k := append([]byte{pMeta}, key...)
+	v, closer, err := s.db.Get(k)
+	switch {
+	case err == nil:
+		held := string(v)
+		closer.Close()
+		return held, nil
+	case !errors.Is(err, pebble.ErrNotFound):
+		return "", err
+	}
+	return value, s.db.Set(k, []byte(value), pebble.Sync)
 }
 
 // ScanCounts implements store.Scanner.

@@ -36,7 +36,10 @@ func (s *Store) copy(ctx context.Context, table string, cols []string, n int, ro
 }
 
 // BeginLoad implements store.BulkLoader: with defer_index and an empty
-// link table, the id1_type index is dropped until EndLoad.
+// link table, the id1_type index is dropped until the EndLoad that
+// finishes the graph. A table that holds rows (a resumed load, a --shard
+// process that starts after others have written) is left as it is: its
+// index was dropped by the load that wrote them, or is kept.
 func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 	if !s.deferIndex {
 		return nil
@@ -46,22 +49,12 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 		return classify(err)
 	}
 	if any {
-		// A load that was interrupted left the index dropped: a resumed
-		// load builds it at its end.
-		var missing bool
-		if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NULL", pgx.Identifier{s.schema, "id1_type"}.Sanitize()).Scan(&missing); err != nil {
-			return classify(err)
-		}
-		s.droppedIdx = missing
 		return nil
 	}
-	err := s.underSchemaLock(ctx, "DROP INDEX IF EXISTS "+pgx.Identifier{s.schema, "id1_type"}.Sanitize())
-	if err != nil {
-		return classify(err)
-	}
-	s.droppedIdx = true
-	return nil
+	return classify(s.underSchemaLock(ctx, "DROP INDEX IF EXISTS "+s.linkIndex()))
 }
+
+func (s *Store) linkIndex() string { return pgx.Identifier{s.schema, "id1_type"}.Sanitize() }
 
 // underSchemaLock runs stmt in a transaction holding the schema's advisory
 // lock (the one Init takes): the processes of a --shard load drop and
@@ -113,16 +106,24 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 	return nil
 }
 
-// EndLoad implements store.BulkLoader: rebuilds the index, moves the node
-// sequence to at least MaxID1 and refreshes statistics.
+// EndLoad implements store.BulkLoader: builds the index when it is
+// missing, moves the node sequence to at least MaxID1 and refreshes
+// statistics; a partial load's EndLoad leaves all three to the process
+// that finishes the graph.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
-	if s.droppedIdx {
+	if info.Partial {
+		return nil
+	}
+	var missing bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NULL", s.linkIndex()).Scan(&missing); err != nil {
+		return classify(err)
+	}
+	if missing {
 		end := info.BeginStage("build index id1_type", info.Links)
 		if err := s.underSchemaLock(ctx, sqlstore.Tables(s.t).LinkIndex()); err != nil {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
 		end()
-		s.droppedIdx = false
 	}
 	end := info.BeginStage("set node sequence", 0)
 	_, err := s.pool.Exec(ctx, "SELECT setval(pg_get_serial_sequence($1, 'id'), GREATEST($2::bigint, (SELECT COALESCE(max(id), 0) FROM "+s.t.Node+")), true)",
@@ -206,6 +207,20 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 		}
 		return nil
 	}))
+}
+
+// ClaimMeta implements store.Journaler. The read is a statement of its
+// own: it sees the row of a claim that committed while the insert waited
+// for it.
+func (s *Store) ClaimMeta(ctx context.Context, key, value string) (string, error) {
+	if _, err := s.pool.Exec(ctx, "INSERT INTO "+s.metaTable()+" (k, v) VALUES ($1, $2) ON CONFLICT (k) DO NOTHING", key, value); err != nil {
+		return "", classify(err)
+	}
+	var held string
+	if err := s.pool.QueryRow(ctx, "SELECT v FROM "+s.metaTable()+" WHERE k = $1", key).Scan(&held); err != nil {
+		return "", classify(err)
+	}
+	return held, nil
 }
 
 // ScanCounts implements store.Scanner.

@@ -57,7 +57,6 @@ type Store struct {
 	raw         store.Tables // bare names
 	q           queries      // request-phase statements
 	deferIndex  bool
-	droppedIdx  bool
 	ioMode      netconn.Mode
 	release     func()                    // gives back the Ps reserved for the connections (netconn.Mode.Reserve)
 	lockConn    *atomic.Pointer[pgx.Conn] // the session of Lock's advisory locks (shared by sessions)

@@ -176,7 +176,18 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
 				}
 			}
 		}
+		// The list index is made with its table. Afterwards it belongs to
+		// the loads: one that dropped it builds it when the graph is
+		// finished, and a process that starts while others load (a late
+		// --shard) must not build it under their inserts.
+		var linkTable bool
+		if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.t.Link).Scan(&linkTable); err != nil {
+			return classify(err)
+		}
 		for _, q := range s.ddl() {
+			if linkTable && q == sqlstore.Tables(s.t).LinkIndex() {
+				continue
+			}
 			if _, err := tx.Exec(ctx, q); err != nil {
 				first, _, _ := strings.Cut(strings.TrimSpace(q), "\n")
 				return fmt.Errorf("%s: %w", first, classify(err))

@@ -171,6 +171,15 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 	return j.UpdateMeta(ctx, set, deletePrefix)
 }
 
+// ClaimMeta implements store.Journaler (first target).
+func (s *Store) ClaimMeta(ctx context.Context, key, value string) (string, error) {
+	j, err := s.journal()
+	if err != nil {
+		return "", err
+	}
+	return j.ClaimMeta(ctx, key, value)
+}
+
 // SizeOnDisk implements store.Sizer: the sum over the targets.
 func (s *Store) SizeOnDisk(ctx context.Context) (int64, error) {
 	var total int64

@@ -71,6 +71,16 @@ func (m *memJournal) UpdateMeta(_ context.Context, set map[string]string, delete
 	return nil
 }
 
+func (m *memJournal) ClaimMeta(_ context.Context, key, value string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.meta[key]; ok {
+		return v, nil
+	}
+	m.meta[key] = value
+	return value, nil
+}
+
 // The whole store contract holds through the router, over three targets.
 func TestConformanceOverThreeTargets(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return memShards(3, "") })

@@ -22,33 +22,27 @@ func (s *Store) insertBatched(ctx context.Context, head string, cols, n int, row
 	})
 }
 
-// BeginLoad implements store.BulkLoader: drops the secondary index (when
-// defer_index and the link table is empty) and relaxes synchronous.
+// BeginLoad implements store.BulkLoader: relaxes synchronous and, with
+// defer_index and an empty link table, drops the secondary index until
+// the EndLoad that finishes the graph. A table that holds rows (a resumed
+// load, a later --shard process) is left as it is.
 func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 	if _, err := s.w.ExecContext(ctx, "PRAGMA synchronous = "+s.loadSync); err != nil {
 		return classify(err)
 	}
-	if s.deferIndex {
-		var any int
-		err := s.w.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+s.t.Link+")").Scan(&any)
-		if err != nil {
-			return classify(err)
-		}
-		if any == 0 {
-			s.stmts.close()
-			if _, err := s.w.ExecContext(ctx, "DROP INDEX IF EXISTS id1_type"); err != nil {
-				return classify(err)
-			}
-			s.droppedIdx = true
-		} else {
-			// A load that was interrupted left the index dropped: a
-			// resumed load builds it at its end.
-			var n int
-			if err := s.w.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'id1_type'").Scan(&n); err != nil {
-				return classify(err)
-			}
-			s.droppedIdx = n == 0
-		}
+	if !s.deferIndex {
+		return nil
+	}
+	var any int
+	if err := s.w.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+s.t.Link+")").Scan(&any); err != nil {
+		return classify(err)
+	}
+	if any != 0 {
+		return nil
+	}
+	s.stmts.close()
+	if _, err := s.w.ExecContext(ctx, "DROP INDEX IF EXISTS id1_type"); err != nil {
+		return classify(err)
 	}
 	return nil
 }
@@ -68,16 +62,33 @@ func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
 	return sqlstore.LoadCounts(ctx, s.insertBatched, "INSERT OR REPLACE INTO ", s.t.Count, counts)
 }
 
-// EndLoad implements store.BulkLoader: rebuilds the index, moves the node
-// id allocator to at least MaxID1, restores synchronous and checkpoints.
+// EndLoad implements store.BulkLoader: builds the index when it is
+// missing, moves the node id allocator to at least MaxID1, restores
+// synchronous, checkpoints and analyzes; a partial load's EndLoad only
+// restores synchronous and checkpoints (its rows are durable), and
+// leaves the rest to the process that finishes the graph.
 func (s *Store) EndLoad(ctx context.Context, info store.LoadInfo) error {
-	if s.droppedIdx {
+	if info.Partial {
+		if _, err := s.w.ExecContext(ctx, "PRAGMA synchronous = "+s.sync); err != nil {
+			return classify(err)
+		}
+		end := info.BeginStage("checkpoint WAL", 0)
+		if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			return classify(err)
+		}
+		end()
+		return nil
+	}
+	var n int
+	if err := s.w.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'id1_type'").Scan(&n); err != nil {
+		return classify(err)
+	}
+	if n == 0 {
 		end := info.BeginStage("build index id1_type", info.Links)
 		if _, err := s.w.ExecContext(ctx, sqlstore.Tables(s.t).LinkIndex()); err != nil {
 			return fmt.Errorf("build index id1_type: %w", classify(err))
 		}
 		end()
-		s.droppedIdx = false
 		s.stmts.close()
 	}
 	end := info.BeginStage("set node id allocator", 0)
@@ -148,6 +159,11 @@ func (s *Store) PutMeta(ctx context.Context, meta map[string]string) error {
 // REPLACE already, so replayed rows need nothing more.
 func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePrefix string) error {
 	return s.writeTx(ctx, func(tx *sql.Tx) error { return sqlstore.UpdateMeta(ctx, tx, store.MetaTable, set, deletePrefix) })
+}
+
+// ClaimMeta implements store.Journaler.
+func (s *Store) ClaimMeta(ctx context.Context, key, value string) (string, error) {
+	return sqlstore.ClaimMeta(ctx, s.w, store.MetaTable, "INSERT OR IGNORE INTO ", key, value, classify)
 }
 
 // ScanCounts implements store.Scanner.

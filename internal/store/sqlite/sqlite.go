@@ -49,7 +49,6 @@ type Store struct {
 	w          *sql.DB      // the one writer connection
 	r          *sql.DB      // readers
 	stmts      stmts
-	droppedIdx bool
 }
 
 func validSync(key, v string) (string, error) {
@@ -210,10 +209,27 @@ func (s *Store) Init(ctx context.Context, drop bool) error {
 		`CREATE TABLE IF NOT EXISTS `+store.MetaTable+` (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
 	)
 	s.stmts.close()
-	for _, q := range ddl {
-		if _, err := s.w.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", firstLine(q), classify(err))
+	// One transaction: the list index is made with its table only.
+	// Afterwards it belongs to the loads (one that dropped it builds it
+	// when the graph is finished), and a process that starts while others
+	// load (a late --shard) must not build it under their inserts.
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		var linkTable int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", s.raw.Link).Scan(&linkTable); err != nil {
+			return err
 		}
+		for _, q := range ddl {
+			if linkTable > 0 && !drop && q == sqlstore.Tables(t).LinkIndex() {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", firstLine(q), classify(err))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return s.CheckSchema(ctx)
 }

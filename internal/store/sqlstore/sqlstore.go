@@ -162,6 +162,21 @@ func UpdateMeta(ctx context.Context, tx *sql.Tx, metaTable string, set map[strin
 	return nil
 }
 
+// ClaimMeta is store.Journaler's ClaimMeta: insert, a verb that skips a
+// key already there (INSERT IGNORE INTO, INSERT OR IGNORE INTO), then
+// read the key in a statement of its own, which sees a claim that
+// committed while the insert waited for it.
+func ClaimMeta(ctx context.Context, db *sql.DB, metaTable, insertIgnore, key, value string, classify Classifier) (string, error) {
+	if _, err := db.ExecContext(ctx, insertIgnore+metaTable+" (k, v) VALUES (?, ?)", key, value); err != nil {
+		return "", classify(err)
+	}
+	var held string
+	if err := db.QueryRowContext(ctx, "SELECT v FROM "+metaTable+" WHERE k = ?", key).Scan(&held); err != nil {
+		return "", classify(err)
+	}
+	return held, nil
+}
+
 // ScanList appends the rows of a list query (id2, data, time, version).
 // The rows' data is copied into one new buffer (store.ListData).
 func ScanList(rows *sql.Rows, id1, lt int64, dst []graph.Link, classify Classifier) ([]graph.Link, error) {

@@ -59,6 +59,7 @@ func RunWith(t *testing.T, newStore func(t *testing.T) store.Store, o Options) {
 		// requestTests: the tests above use only the request operations.
 		{"BulkLoadAndIDAllocation", testBulk},
 		{"OptionalAbilities", testAbilities},
+		{"ClaimMetaOnce", testClaimMeta},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
