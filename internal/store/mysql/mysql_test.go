@@ -853,8 +853,9 @@ func TestIndexBuildProgress(t *testing.T) {
 
 // TestSendsTheReferencesStatements: every request sends the server the
 // statements the reference's MySQL store sends, on the same of its two
-// connections, in the same transactions (autocommit off, no BEGIN), with
-// the same errors and rollbacks (wiretap.RefPaths). InnoDB reports an
+// connections, in the same transactions (autocommit off, no BEGIN, no
+// ROLLBACK after a failed first statement), with the same errors and
+// rollbacks (wiretap.RefPaths). InnoDB reports an
 // identical rewrite as no row changed, which the reference rolls back;
 // MyRocks reports the row.
 func TestSendsTheReferencesStatements(t *testing.T) {
@@ -886,7 +887,7 @@ func TestSendsTheReferencesStatements(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.Take()
-			wiretap.CheckRefPaths(t, p, s, wiretap.Dialect{Dup: "1062", Matched: engine == "rocksdb"}, node)
+			wiretap.CheckRefPaths(t, p, s, wiretap.Dialect{Dup: "1062", Elide: true, Matched: engine == "rocksdb"}, node)
 		})
 	}
 }

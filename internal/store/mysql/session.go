@@ -31,6 +31,7 @@ type session struct {
 	manual  bool              // w runs with autocommit off (link_writes = reference)
 	st      stmts             // listSQL, and ready
 	tx      refTx             // a link write's transaction, kept for the next (refWrite)
+	txOpen  bool              // a statement of tx succeeded since it last ended
 	txCtx   context.Context   // the context of the write under way
 	raw     rawStmts          // the other request statements (raw.go)
 	settle  func(error) error // the session's settleErr, bound once
@@ -130,6 +131,7 @@ func (ss *session) refWrite(ctx context.Context, l *graph.Link, fn func(sqlstore
 func (ss *session) bindTx() {
 	ss.tx.exec = func(k linkStmt, args []any) (int64, error) {
 		n, _, err := ss.raw.link[k].exec(ss.txCtx, ss.with(args...))
+		ss.txOpen = ss.txOpen || err == nil
 		return n, err
 	}
 	ss.tx.read = func(args []any) (vis uint8, found bool, err error) {
@@ -139,9 +141,21 @@ func (ss *session) bindTx() {
 			vis, found = uint8(n), err == nil
 			return err
 		})
+		ss.txOpen = ss.txOpen || err == nil
 		return vis, found, err
 	}
 	ss.tx.end = func(commit bool) error {
+		// As the reference's driver keeps the transaction's state from the
+		// server's answers (Connector/J's useLocalTransactionState), it
+		// ends one only when a statement of it succeeded: an error answer
+		// says nothing of a transaction, so after a failed first statement
+		// (the duplicate key of an ADD_LINK) no ROLLBACK is sent, and the
+		// next statements go on in the transaction the server has open.
+		open := ss.txOpen
+		ss.txOpen = false
+		if !open {
+			return nil
+		}
 		if commit {
 			err := ss.text(ss.txCtx, "COMMIT")
 			if err == nil {
@@ -195,7 +209,7 @@ func (ss *session) drop() {
 		// Its autocommit is off: the pool must not give it to anyone else.
 		ss.w.Raw(func(any) error { return driver.ErrBadConn })
 	}
-	ss.manual = false
+	ss.manual, ss.txOpen = false, false
 	for _, c := range []*sql.Conn{ss.r, ss.w} {
 		if c != nil {
 			c.Close()

@@ -147,9 +147,10 @@ type tap struct {
 	mu sync.Mutex
 	// PostgreSQL: the statements named by Parse, and the executions whose
 	// outcome has not come yet, a nil entry marking each Sync.
-	names   map[string]string
-	pending []*Stmt
-	bound   Stmt // the statement of the last Bind
+	names    map[string]string
+	pending  []*Stmt
+	bound    Stmt // the statement of the last Bind
+	encAsked bool // the client asked for encryption: its answer is one byte
 	// MySQL: the command whose first answer is awaited, the preparations
 	// awaiting their ids, and the prepared statements by id.
 	awaiting  *Stmt
@@ -196,6 +197,11 @@ func (t *tap) pgClient(r *reader, w io.Writer) error {
 		}
 		code := binary.BigEndian.Uint32(body)
 		started = code != 80877103 && code != 80877104 // SSL or GSS encryption request
+		if !started {
+			t.mu.Lock()
+			t.encAsked = true
+			t.mu.Unlock()
+		}
 		if _, err := w.Write(append(hdr, body...)); err != nil {
 			return err
 		}
@@ -236,9 +242,26 @@ func (t *tap) pgClient(r *reader, w io.Writer) error {
 // fails one and the server skips the rest up to the Sync, ReadyForQuery
 // ends the Sync.
 func (t *tap) pgServer(r *reader, w io.Writer) error {
-	// The startup's answers come as typed messages too, before any Sync.
+	// The startup's answers come as typed messages too, before any Sync;
+	// an encryption request (a JDBC driver's sslmode=prefer) is answered
+	// with one byte, N when refused (S or G would start TLS or GSS, which
+	// the tap does not read).
 	for {
-		typ, body, raw, err := pgMessage(r)
+		b, err := r.full(1)
+		if err != nil {
+			return err
+		}
+		t.mu.Lock()
+		asked := t.encAsked
+		t.encAsked = false
+		t.mu.Unlock()
+		if asked && b[0] == 'N' {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			continue
+		}
+		typ, body, raw, err := pgMessageAfter(b[0], r)
 		if err != nil {
 			return err
 		}
@@ -284,15 +307,25 @@ func (t *tap) next() *Stmt {
 }
 
 func pgMessage(r *reader) (typ byte, body, raw []byte, err error) {
-	hdr, err := r.full(5)
+	b, err := r.full(1)
 	if err != nil {
 		return 0, nil, nil, err
 	}
+	return pgMessageAfter(b[0], r)
+}
+
+// pgMessageAfter reads the rest of a message whose type byte was typ.
+func pgMessageAfter(typ byte, r *reader) (byte, []byte, []byte, error) {
+	l, err := r.full(4)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	hdr := append([]byte{typ}, l...)
 	n := int(binary.BigEndian.Uint32(hdr[1:]))
 	if n < 4 || n > 1<<30 {
 		return 0, nil, nil, errors.New("wiretap: a message of a bad length")
 	}
-	body, err = r.full(n - 4)
+	body, err := r.full(n - 4)
 	return hdr[0], body, append(hdr, body...), err
 }
 
