@@ -65,6 +65,11 @@ func header(b *strings.Builder, r *Results) {
 		store += " · " + r.StoreVersion
 	}
 	row(b, "store", store)
+	if lw := r.StoreSettings["link_writes"]; lw != "" && r.Phase != "load" {
+		// What the server was sent for a link write: the reference's
+		// statements, or a routine's call (a different workload).
+		row(b, "link writes", lw)
+	}
 	if r.Phase == "load" {
 		row(b, "loaders", configValue(r, "loaders"))
 	} else {

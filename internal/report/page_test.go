@@ -158,9 +158,10 @@ func TestReportHeaderAndColumnLegend(t *testing.T) {
 	r.Environment.CPUModel, r.Environment.MemoryBytes = "Xeon", 8e9
 	r.AllOps = &stats.OpSummary{Percentiles: stats.Percentiles{P50: 0.1, P99: 1.5, P999: 4}}
 	r.SummaryLines = []SummaryLine{{Phase: "request", Loop: 1, Rate: 100, Engine: "sqlite"}}
+	r.StoreSettings = map[string]string{"link_writes": "reference"}
 	p := page(t, r)
 	top := p[:strings.Index(p, "<h2>")]
-	for _, want := range []string{"sqlite · sqlite 1.0", "requesters</th><td>4</td>", "100,000 nodes (ids 1 to 100000)", "2 CPUs (Xeon)", "8.0 GB memory",
+	for _, want := range []string{"sqlite · sqlite 1.0", "requesters</th><td>4</td>", "link writes</th><td>reference</td>", "100,000 nodes (ids 1 to 100000)", "2 CPUs (Xeon)", "8.0 GB memory",
 		`<div class="v">100<span class="u"></span></div><div class="k">requests/s</div>`, `<div class="v">1.50<span class="u">ms</span></div><div class="k">p99</div>`} {
 		if !strings.Contains(top, want) {
 			t.Errorf("the top of the page lacks %q:\n%s", want, top)
