@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/linkbench/linkbench/internal/report"
 )
 
 // chromium finds the browser, installing Debian's package under CI=true.
@@ -174,12 +176,13 @@ func artifactsDir(t *testing.T) string {
 	return dir
 }
 
-// TestReportsReadInHeadlessChromium renders the four kinds of page a user
-// reads (a request report, a comparison of three runs, a sweep, a 3-loop
-// run) in a real browser and checks what the browser laid out: no legend
-// or label cut or overlapping, at least three labelled ticks on every
-// axis, and every op drawn in one colour, the same on every chart of every
-// page, and no two ops in the same colour.
+// TestReportsReadInHeadlessChromium renders the five kinds of page a user
+// reads (a load report, a request report, a comparison of three runs, a
+// sweep, a 3-loop run) in a real browser and checks what the browser laid
+// out: no legend or label cut or overlapping, at least three labelled
+// ticks on every axis, and every op drawn in one colour, the same on
+// every chart of every page, at least report.MinOpColorDistance (CIEDE2000)
+// from every other op's.
 func TestReportsReadInHeadlessChromium(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
@@ -227,7 +230,12 @@ func TestReportsReadInHeadlessChromium(t *testing.T) {
 	if len(sweeps) != 1 {
 		t.Fatalf("sweep reports %v", sweeps)
 	}
+	loads, _ := filepath.Glob(filepath.Join(dirs[0], "*-load", "report.html"))
+	if len(loads) != 1 {
+		t.Fatalf("load reports %v", loads)
+	}
 	pages := []struct{ name, path string }{
+		{"load-report", loads[0]},
 		{"request-report", filepath.Join(bundles[0], "report.html")},
 		{"comparison-of-three", comparison},
 		{"sweep", sweeps[0]},
@@ -255,7 +263,7 @@ func TestReportsReadInHeadlessChromium(t *testing.T) {
 			}
 		}
 	}
-	if len(colorOf) < 8 {
+	if len(colorOf) < 12 {
 		t.Errorf("only %d ops carry their colour: %v", len(colorOf), colorOf)
 	}
 	for _, p := range colourProblems(colorOf) {
@@ -271,7 +279,7 @@ func TestReportsReadInHeadlessChromium(t *testing.T) {
 }
 
 // colourProblems lists the ops drawn in more than one colour and the
-// colours shared by two ops.
+// pairs of ops whose colours are closer than report.MinOpColorDistance.
 func colourProblems(colorOf map[string]map[string]bool) []string {
 	var out []string
 	owner := map[string]string{}
@@ -290,10 +298,17 @@ func colourProblems(colorOf map[string]map[string]bool) []string {
 			out = append(out, fmt.Sprintf("%s is drawn in %d colours: %v", op, len(list), list))
 			continue
 		}
-		if other, dup := owner[list[0]]; dup {
-			out = append(out, fmt.Sprintf("%s and %s share the colour %s", op, other, list[0]))
+		for c, other := range owner {
+			d, err := report.ColorDistance(c, list[0])
+			switch {
+			case err != nil:
+				out = append(out, err.Error())
+			case d < report.MinOpColorDistance:
+				out = append(out, fmt.Sprintf("%s (%s) and %s (%s) are %.1f apart (CIEDE2000), under %d", op, list[0], other, c, d, report.MinOpColorDistance))
+			}
 		}
 		owner[list[0]] = op
 	}
+	sort.Strings(out)
 	return out
 }

@@ -9,7 +9,9 @@ import (
 
 // TestInspectionCatchesBrokenCharts: the browser checks are real. A page
 // with a legend cut by the chart's edge, two overlapping legend entries,
-// an axis with two labels and an op in two colours fails every one.
+// an axis with two labels, an op in two colours and two ops in colours
+// too alike (the old palette's red and pink of UPDATE_LINK and
+// UPDATE_NODE) fails every one.
 func TestInspectionCatchesBrokenCharts(t *testing.T) {
 	bin := chromium(t)
 	page := filepath.Join(t.TempDir(), "broken.html")
@@ -23,7 +25,8 @@ func TestInspectionCatchesBrokenCharts(t *testing.T) {
 <g class="legend-item" data-op="ADD_LINK"><line stroke="#4e79a7" x1="70" x2="88" y1="180" y2="180"/><text class="legend" x="75" y="184">ADD_LINK</text></g>
 <text class="legend" x="360" y="184">GET_LINKS_LIST</text>
 </svg>
-<svg id="other" class="chart" viewBox="0 0 400 200" width="100%"><polyline class="series" data-op="GET_NODE" stroke="#ff0000" fill="none" points="0,0 10,10"/></svg>
+<svg id="other" class="chart" viewBox="0 0 400 200" width="100%"><polyline class="series" data-op="GET_NODE" stroke="#ff0000" fill="none" points="0,0 10,10"/>
+<polyline class="series" data-op="UPDATE_LINK" stroke="#e15759" fill="none" points="0,0 10,20"/><polyline class="series" data-op="UPDATE_NODE" stroke="#ff9da7" fill="none" points="0,0 10,30"/></svg>
 </body></html>`
 	if err := os.WriteFile(page, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
@@ -42,8 +45,11 @@ func TestInspectionCatchesBrokenCharts(t *testing.T) {
 			colorOf[op][c] = true
 		}
 	}
-	if p := colourProblems(colorOf); len(p) != 1 || !strings.Contains(p[0], "GET_NODE is drawn in 2 colours") {
-		t.Errorf("colour problems %v", p)
+	p := strings.Join(colourProblems(colorOf), "\n")
+	for _, want := range []string{"GET_NODE is drawn in 2 colours", "UPDATE_NODE (rgb(255, 157, 167)) and UPDATE_LINK (rgb(225, 87, 89)) are 18.1 apart"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("colour problems lack %q:\n%s", want, p)
+		}
 	}
 }
 

@@ -223,18 +223,13 @@ func (a *app) printCheck(res *check.Result) error {
 	return nil
 }
 
-// report renders one bundle's report again, or compares several: a table
-// of deltas with their noise on stdout and a comparison page.
+// report renders one bundle's report again, or compares several sides
+// (a bundle each, or a directory of bundles each): a table of deltas with
+// their noise on stdout and a comparison page.
 func (a *app) report(dirs []string, out string) error {
-	var runs []*report.Results
-	var names []string
-	for _, d := range dirs {
-		r, err := report.ReadBundle(d)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, r)
-		names = append(names, filepath.Base(filepath.Clean(d)))
+	sides, err := readSides(dirs)
+	if err != nil {
+		return err
 	}
 	if out == "" {
 		out = filepath.Join(besideAll(dirs), "comparison.html")
@@ -242,13 +237,16 @@ func (a *app) report(dirs []string, out string) error {
 			out = filepath.Join(dirs[0], "report.html")
 		}
 	}
-	if len(runs) > 1 {
-		if err := report.WriteComparisonText(a.stdout, runs, names); err != nil {
+	var page bytes.Buffer
+	if len(sides) > 1 {
+		if err := report.WriteSidesText(a.stdout, sides); err != nil {
 			return err
 		}
+		err = report.WriteComparisonHTML(&page, sides)
+	} else {
+		err = report.WriteHTML(&page, sides[0].Runs, sides[0].RunNames)
 	}
-	var page bytes.Buffer
-	if err := report.WriteHTML(&page, runs, names); err != nil {
+	if err != nil {
 		return err
 	}
 	tmp := out + ".tmp"

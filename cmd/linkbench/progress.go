@@ -102,7 +102,7 @@ func (lp *loadProgress) update(p workload.LoadProgress) {
 	}
 	lp.last = time.Now()
 	l, r := loadStatus(p)
-	lp.log.Infof("%s %s", l, r)
+	lp.log.Infof("%s", strings.TrimSpace(l+" "+r))
 }
 
 // stage logs the start and end of the load's stages.
@@ -169,19 +169,46 @@ func loadStatus(p workload.LoadProgress) (left, right string) {
 		}
 		return left, right
 	}
-	if s := p.InsertElapsed.Seconds(); s > 0 {
-		rate = float64(p.Links) / s
+	if p.Stage == "" {
+		return el + " finishing", ""
 	}
-	stage := "finishing"
-	if p.Stage != "" {
-		stage = p.Stage + " " + clock(p.StageElapsed)
+	return fmt.Sprintf("%s %s %s", el, p.Stage, clock(p.StageElapsed)), stepStatus(p)
+}
+
+// stepStatus is how far a finishing step has got, with its ETA, when the
+// store can tell; its rows otherwise. The inserts' figures, final by now,
+// are not repeated.
+func stepStatus(p workload.LoadProgress) string {
+	s := p.Step
+	if !p.StepKnown {
 		if p.StageRows > 0 {
-			stage += " (" + short(p.StageRows) + " rows)"
+			return short(p.StageRows) + " rows"
 		}
+		return ""
 	}
-	left = fmt.Sprintf("%s %s", el, stage)
-	right = fmt.Sprintf("inserts done in %s: %s links at %s links/s", clock(p.InsertElapsed), short(p.Links), short(int64(rate)))
-	return left, right
+	approx := ""
+	if s.Estimated {
+		approx = "~"
+	}
+	var parts []string
+	if s.Phase != "" {
+		parts = append(parts, s.Phase)
+	}
+	if s.Total > 0 {
+		parts = append(parts, fmt.Sprintf("%s%s/%s rows", approx, short(s.Done), short(s.Total)))
+	}
+	parts = append(parts, fmt.Sprintf("%s%.0f%%", approx, 100*s.Fraction))
+	switch {
+	case s.Fraction >= 0.01 && s.Fraction < 1:
+		eta := time.Duration(float64(p.StageElapsed) * (1 - s.Fraction) / s.Fraction)
+		parts = append(parts, "ETA "+approx+clock(eta))
+	case s.Fraction < 0.01:
+		parts = append(parts, "ETA unknown yet")
+	}
+	if s.Estimated {
+		parts = append(parts, "estimated")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // clock renders d as m:ss (or h:mm:ss).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/store"
 	"github.com/linkbench/linkbench/internal/workload"
 )
 
@@ -18,7 +19,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // TestProgressLineGolden fixes the format of the progress lines: one
 // compact line per interval (elapsed of the limit, ops/s, p50 and p99 over
 // every op, errors/s, retries/s, reconnects), the per-op block on request,
-// and the load's status in its insert and finishing stages.
+// and the load's status in its insert and finishing stages: an index
+// build with the rows done of rows total, the part done and an ETA where
+// the store says how far it got (or estimates it), its rows where not.
 func TestProgressLineGolden(t *testing.T) {
 	w := stats.Window{Seconds: 10, Count: 126670, Errors: 12, Retries: 31, Reconnects: 2, OpsPerSec: 12667,
 		All: stats.Percentiles{P50: 0.2134, P99: 1.934},
@@ -46,14 +49,24 @@ func TestProgressLineGolden(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
+	index := workload.LoadProgress{Elapsed: 84 * time.Second, Links: 4260000, LinksTotal: 4260000, Finishing: true, Stage: "build index id1_type",
+		StageElapsed: 19 * time.Second, StageRows: 4260000, InsertElapsed: 62 * time.Second}
+	scanning, loading, estimated := index, index, index
+	scanning.Step, scanning.StepKnown = store.StepProgress{Done: 1278000, Total: 4260000, Fraction: 0.159, Phase: "scanning table"}, true
+	loading.Step, loading.StepKnown = store.StepProgress{Done: 2130000, Total: 4260000, Fraction: 0.8, Phase: "loading tuples in tree"}, true
+	estimated.Step, estimated.StepKnown = store.StepProgress{Done: 3000000, Total: 4260000, Fraction: 0.704, Estimated: true}, true
 	for _, p := range []workload.LoadProgress{
 		{Elapsed: 42 * time.Second, Links: 1234567, LinksTotal: 4260000, Nodes: 20000, NodesTotal: 20000, Counts: 11000},
-		{Elapsed: 84 * time.Second, Links: 4260000, LinksTotal: 4260000, Finishing: true, Stage: "build index id1_type", StageElapsed: 19 * time.Second,
-			StageRows: 4260000, InsertElapsed: 62 * time.Second},
+		index, scanning, loading, estimated,
 		{Elapsed: 90 * time.Second, Links: 4260000, LinksTotal: 4260000, Finishing: true, InsertElapsed: 62 * time.Second},
 	} {
 		l, r := loadStatus(p)
 		lines = append(lines, l+" [bar] "+r)
+		// The inserts ended: their figures are not repeated under a
+		// finishing step, whose progress they would pass for.
+		if p.Finishing && strings.Contains(r, "links/s") {
+			t.Errorf("a finishing step repeats the inserts' figures: %q", r)
+		}
 	}
 	got := strings.Join(lines, "\n") + "\n"
 	for _, l := range strings.Split(got, "\n") {

@@ -33,27 +33,27 @@ func onlyBundle(t *testing.T, dir string) string {
 }
 
 // TestComparisonKnowsItsNoise: two runs of the same config are within
-// noise for most op figures, and requesters=1 against requesters=4 is a
-// significant throughput difference. The runs pace their requests
-// (requestrate per requester), so throughput is set by the config, not
-// by the machine; and the three run side by side, so that they share the
-// machine's conditions: on a shared machine, runs one after another
-// measure the neighbours' load too, a real difference the comparison
-// would rightly report (docs/results.md: alternate runs).
+// the noise within runs for most op figures, and two runs of
+// requesters=1 against two of requesters=4 are a significant throughput
+// difference beyond the spread between runs. The runs pace their
+// requests (requestrate per requester), so throughput is set by the
+// config, not by the machine; and the four run side by side, so that
+// they share the machine's conditions (docs/results.md: alternate runs).
+// Each config's two runs write into one directory: a side of the
+// comparison.
 func TestComparisonKnowsItsNoise(t *testing.T) {
 	base := t.TempDir()
 	common := []string{"-c", repoConfig(t, "LinkConfigMemory.properties"), "-D", "maxid1=5001", "-D", "nlinks_func=const", "-D", "nlinks_default=5",
 		"-D", "maxtime=10", "-D", "warmup_time=2", "-D", "requestrate=250", "-l", "-r"}
-	requesters := []string{"4", "4", "1"}
-	dirs := make([]string, len(requesters))
+	requesters := []string{"4", "4", "1", "1"}
+	sides := []string{filepath.Join(base, "four"), filepath.Join(base, "one")}
 	errs := make([]string, len(requesters))
 	var wg sync.WaitGroup
 	for i, r := range requesters {
-		dirs[i] = filepath.Join(base, fmt.Sprintf("run%d", i))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, errOut, err := runApp(append([]string{"--results-dir", dirs[i], "-D", "requesters=" + r}, common...)...); err != nil {
+			if _, errOut, err := runApp(append([]string{"--results-dir", sides[i/2], "-D", "requesters=" + r}, common...)...); err != nil {
 				errs[i] = fmt.Sprintf("%v\n%s", err, errOut)
 			}
 		}()
@@ -65,22 +65,30 @@ func TestComparisonKnowsItsNoise(t *testing.T) {
 		}
 	}
 	var runs []*report.Results
-	for _, d := range dirs {
-		r, err := report.ReadBundle(onlyBundle(t, d))
-		if err != nil {
-			t.Fatal(err)
+	for _, side := range sides {
+		bundles, _ := filepath.Glob(filepath.Join(side, "*-request*"))
+		if len(bundles) != 2 {
+			t.Fatalf("request bundles in %s: %v", side, bundles)
 		}
-		runs = append(runs, r)
+		for _, d := range bundles {
+			r, err := report.ReadBundle(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, r)
+		}
 	}
-	cmp := report.Compare(runs)
-	same, fewer := cmp[0], cmp[1]
+	same := report.Compare(runs[:2])[0]
 	within, opFigures := 0, 0
 	for _, d := range same.Deltas {
+		if d.Significant() {
+			t.Errorf("one run per side: %s called significant", d.Metric)
+		}
 		if d.Op == "" {
 			continue
 		}
 		opFigures++
-		if !d.Significant() {
+		if !d.Beyond() {
 			within++
 		}
 	}
@@ -88,17 +96,18 @@ func TestComparisonKnowsItsNoise(t *testing.T) {
 	if opFigures < 20 || 2*within <= opFigures {
 		t.Errorf("same config: only %d of %d op figures within noise", within, opFigures)
 	}
+	fewer := report.CompareSides([]report.Side{{Runs: runs[:2], RunNames: []string{"a", "b"}}, {Runs: runs[2:], RunNames: []string{"c", "d"}}})[0]
 	tput := fewer.Deltas[0]
-	t.Logf("requesters 4 -> 1: throughput %.0f -> %.0f (%+.1f%%, noise ±%.1f%%): %s", tput.Base, tput.Value, 100*tput.Change, 100*tput.Noise.HalfWidth(), tput.Verdict())
+	t.Logf("requesters 4 -> 1: throughput %.0f -> %.0f (%+.1f%%, noise ±%.1f%%): %s", tput.Base, tput.Value, 100*tput.Change, 100*tput.NoiseWidth(), tput.Verdict())
 	if tput.Metric != "throughput" || tput.Verdict() != "SIGNIFICANT, worse" {
 		t.Errorf("requesters=1 against 4: %+v", tput)
 	}
 	// The terminal table says the same and warns about the setting.
-	out, errOut, err := runApp("report", onlyBundle(t, dirs[0]), onlyBundle(t, dirs[1]), onlyBundle(t, dirs[2]), "-o", filepath.Join(base, "cmp.html"))
+	out, errOut, err := runApp("report", sides[0], sides[1], "-o", filepath.Join(base, "cmp.html"))
 	if err != nil {
 		t.Fatalf("report: %v %s", err, errOut)
 	}
-	for _, want := range []string{"WARNING: requesters differs (A: 4, B: 4, C: 1): the offered load differs", "C against A", "SIGNIFICANT, worse", "within noise"} {
+	for _, want := range []string{"WARNING: requesters differs (A1: 4, A2: 4, B1: 1, B2: 1): the offered load differs", "B (2 runs) against A (2 runs)", "SIGNIFICANT, worse", "within noise"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report output lacks %q:\n%s", want, out)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/graph"
@@ -111,6 +112,19 @@ func seconds(r *Results, ivs []stats.Interval) []float64 {
 	return xs
 }
 
+// runEnd is where a run's time axes end: the end of its last interval
+// (seconds from the start of measurement), or of the whole load.
+func runEnd(r *Results) float64 {
+	end := 0.0
+	if xs := seconds(r, r.Intervals); len(xs) > 0 {
+		end = xs[len(xs)-1]
+	}
+	if r.Phase == "load" || end <= 0 {
+		end = math.Max(end, r.ElapsedSec)
+	}
+	return end
+}
+
 // requestOpNames are the ops of r in op order, RANGE_SIZE left out.
 func requestOpNames(r *Results) []string {
 	seen := map[string]bool{}
@@ -176,20 +190,41 @@ func bands(r *Results, ivs []stats.Interval, xs []float64) []Band {
 }
 
 // stageBands are the named parts of a phase the results record: the
-// stages of a staged open-loop run, or of a load (r.Stages, whatever
-// filled them). This is the one place stages are read for charts.
+// stages of a staged open-loop run, or of a load (r.LoadStages: its
+// inserts, as one band from the start to the last insert's end, and each
+// step of the store's finishing work). This is the one place stages are
+// read for charts.
 func stageBands(r *Results) []Band {
 	var out []Band
-	for i, st := range r.Stages {
+	add := func(from, to float64, label string) {
 		kind := "stage"
-		if i%2 == 1 {
+		if len(out)%2 == 1 {
 			kind = "stage-alt"
 		}
+		out = append(out, Band{From: from, To: to, Label: label, Kind: kind})
+	}
+	for _, st := range r.Stages {
 		label := st.Name
 		if st.OpsPerSec > 0 {
 			label = fmt.Sprintf("%s (%s/s)", st.Name, fmtTick(math.Round(st.OpsPerSec)))
 		}
-		out = append(out, Band{From: st.StartSec, To: st.EndSec, Label: label, Kind: kind})
+		add(st.StartSec, st.EndSec, label)
+	}
+	var inserts []string
+	insertEnd := 0.0
+	for _, st := range r.LoadStages {
+		if st.Kind == stats.StageInsert {
+			inserts = append(inserts, st.Name)
+			insertEnd = math.Max(insertEnd, st.EndSec)
+		}
+	}
+	if len(inserts) > 0 {
+		add(0, insertEnd, "insert "+strings.Join(inserts, ", "))
+	}
+	for _, st := range r.LoadStages {
+		if st.Kind != stats.StageInsert {
+			add(st.StartSec, st.EndSec, st.Name)
+		}
 	}
 	return out
 }
@@ -210,6 +245,7 @@ func RequestCharts(r *Results) []string {
 	ivs := chartIntervals(r)
 	xs := seconds(r, ivs)
 	bs, vl := bands(r, ivs, xs), loopLines(r)
+	end := runEnd(r)
 	thr := Series{Name: "all ops", X: xs, Color: allOpsColor}
 	errs := Series{Name: "errors", X: xs, Color: "#c62828"}
 	retries := Series{Name: "retries", X: xs, Color: "#d4a017"}
@@ -232,16 +268,16 @@ func RequestCharts(r *Results) []string {
 	}
 	out := []string{
 		Chart{ID: "throughput", Title: "Throughput over time, all ops", XLabel: "time since measurement began (s)", YLabel: "requests/s",
-			Series: []Series{thr}, Bands: bs, VLines: vl, XFrom0: true}.SVG(),
+			Series: []Series{thr}, Bands: bs, VLines: vl, XFrom0: true, XEnd: end}.SVG(),
 		Chart{ID: "latency", Title: "Latency over time, all ops (estimated from the per-op percentiles of each interval)", XLabel: "time since measurement began (s)",
-			YLabel: "latency (ms, log)", LogY: true, Series: lat[:], Bands: bs, VLines: vl, XFrom0: true}.SVG(),
+			YLabel: "latency (ms, log)", LogY: true, Series: lat[:], Bands: bs, VLines: vl, XFrom0: true, XEnd: end}.SVG(),
 	}
 	ops := requestOpNames(r)
 	var tput, latency []Chart
 	for _, op := range ops {
 		x, y := opSeries(xs, ivs, op, func(o stats.OpSummary) (float64, bool) { return o.OpsPerSec, true })
 		tput = append(tput, Chart{ID: "throughput-" + op, Title: op + " (ops/s)", TitleColor: OpColor(op),
-			Series: []Series{{Op: op, X: x, Y: y}}, Bands: bs, VLines: vl, XFrom0: true})
+			Series: []Series{{Op: op, X: x, Y: y}}, Bands: bs, VLines: vl, XFrom0: true, XEnd: end})
 		var ss []Series
 		for _, ps := range percentileStyles {
 			pick := ps.pick
@@ -249,7 +285,7 @@ func RequestCharts(r *Results) []string {
 			ss = append(ss, Series{Op: op, Dash: ps.dash, Width: ps.width, X: x, Y: y})
 		}
 		latency = append(latency, Chart{ID: "latency-" + op, Title: op + " (ms, log)", TitleColor: OpColor(op),
-			LogY: true, Series: ss, Bands: bs, VLines: vl, XFrom0: true})
+			LogY: true, Series: ss, Bands: bs, VLines: vl, XFrom0: true, XEnd: end})
 	}
 	out = append(out,
 		Panels("throughput-per-op", "Throughput per op over time (x: seconds)", nil, tput),
@@ -266,7 +302,7 @@ func RequestCharts(r *Results) []string {
 	}
 	out = append(out, BarChart("mix", "Operation mix", "requests", labels, counts, nil))
 	out = append(out, Chart{ID: "errors", Title: "Errors and retries over time", XLabel: "time since measurement began (s)", YLabel: "per interval",
-		Series: []Series{errs, retries}, Bands: bs, VLines: vl, XFrom0: true}.SVG())
+		Series: []Series{errs, retries}, Bands: bs, VLines: vl, XFrom0: true, XEnd: end}.SVG())
 	return append(out, resourceCharts(r, bs, vl)...)
 }
 
@@ -306,18 +342,20 @@ func resourceCharts(r *Results, bs []Band, vl []VLine) []string {
 		cpu = cpu[:4]
 	}
 	return []string{
-		Chart{ID: "cpu", Title: "CPU use over time", XLabel: "time since measurement began (s)", YLabel: "percent", Series: cpu, Bands: bs, VLines: vl, XFrom0: true}.SVG(),
-		Chart{ID: "disk", Title: "Disk I/O over time", XLabel: "time since measurement began (s)", YLabel: "KB/s", Series: disk, Bands: bs, VLines: vl, XFrom0: true}.SVG(),
+		Chart{ID: "cpu", Title: "CPU use over time", XLabel: "time since measurement began (s)", YLabel: "percent", Series: cpu, Bands: bs, VLines: vl, XFrom0: true, XEnd: runEnd(r)}.SVG(),
+		Chart{ID: "disk", Title: "Disk I/O over time", XLabel: "time since measurement began (s)", YLabel: "KB/s", Series: disk, Bands: bs, VLines: vl, XFrom0: true, XEnd: runEnd(r)}.SVG(),
 	}
 }
 
 // LoadCharts renders the charts of a load: rows per second (from the
 // recorded progress; batches per second for bundles without it), the bulk
-// calls' latency, and resource use.
+// calls' latency, and resource use, every time chart banded by the load's
+// stages and ending where the load ended.
 func LoadCharts(r *Results) []string {
 	ivs := chartIntervals(r)
 	xs := seconds(r, ivs)
 	bs := stageBands(r)
+	end := runEnd(r)
 	var rates []Series
 	links, nodes, finish := loadRates(r)
 	if len(links.X) > 0 {
@@ -329,7 +367,7 @@ func LoadCharts(r *Results) []string {
 		}
 		rates = []Series{thr}
 	}
-	if finish != nil {
+	if finish != nil && len(r.LoadStages) == 0 {
 		bs = append(bs, *finish)
 	}
 	unit := "rows/s"
@@ -337,7 +375,7 @@ func LoadCharts(r *Results) []string {
 		unit = "bulk calls/s"
 	}
 	out := []string{Chart{ID: "throughput", Title: "Load rate over time", XLabel: "time since the load began (s)", YLabel: unit,
-		Series: rates, Bands: bs, XFrom0: true}.SVG()}
+		Series: rates, Bands: bs, XFrom0: true, XEnd: end}.SVG()}
 	var latency []Chart
 	for _, op := range requestOpNames(r) {
 		var ss []Series
@@ -346,7 +384,7 @@ func LoadCharts(r *Results) []string {
 			x, y := opSeries(xs, ivs, op, func(o stats.OpSummary) (float64, bool) { return pick(o.Percentiles), o.Count > 0 })
 			ss = append(ss, Series{Op: op, Dash: ps.dash, Width: ps.width, X: x, Y: y})
 		}
-		latency = append(latency, Chart{ID: "latency-" + op, Title: op + " (ms per call, log)", TitleColor: OpColor(op), LogY: true, Series: ss, Bands: bs, XFrom0: true})
+		latency = append(latency, Chart{ID: "latency-" + op, Title: op + " (ms per call, log)", TitleColor: OpColor(op), LogY: true, Series: ss, Bands: bs, XFrom0: true, XEnd: end})
 	}
 	out = append(out, Panels("latency-per-op", "Bulk call latency over time (x: seconds)", percentileKey(), latency),
 		Chart{ID: "distribution", Title: "Bulk call latency distribution", XLabel: "percentile", YLabel: "latency (ms, log)", LogX: true, LogY: true,
@@ -355,9 +393,11 @@ func LoadCharts(r *Results) []string {
 }
 
 // loadRates are a load's links/s and nodes/s over time from its recorded
-// progress (empty for bundles without it), and the band of the store's
-// finishing work: the last progress call comes after it (index builds,
-// flushes), and that time is a band, not a rate falling to 0.
+// progress (empty for bundles without it), up to the end of its inserts:
+// the store's finishing work (index builds, statistics, flushes) inserts
+// nothing, and is a band on the charts, not a rate of 0. For bundles
+// without recorded stages, the finishing work is told by the long gap
+// before the last progress call, and returned as a band.
 func loadRates(r *Results) (links, nodes Series, finish *Band) {
 	links = Series{Name: "links/s", Op: graph.LoadLinksBulk.String()}
 	nodes = Series{Name: "nodes/s", Op: graph.LoadNodesBulk.String()}
@@ -369,10 +409,14 @@ func loadRates(r *Results) (links, nodes Series, finish *Band) {
 		finish = &Band{From: pts[n-2].Sec, To: pts[n-1].Sec, Label: "finishing (indexes, flush)", Kind: "finish"}
 		pts = pts[:n-1]
 	}
+	insertEnd := r.Totals.InsertSec
 	for i := 1; i < len(pts); i++ {
 		d := pts[i].Sec - pts[i-1].Sec
 		if d <= 0 {
 			continue
+		}
+		if insertEnd > 0 && pts[i-1].Sec >= insertEnd {
+			break
 		}
 		links.X, links.Y = append(links.X, pts[i].Sec), append(links.Y, float64(pts[i].Links-pts[i-1].Links)/d)
 		nodes.X, nodes.Y = append(nodes.X, pts[i].Sec), append(nodes.Y, float64(pts[i].Nodes-pts[i-1].Nodes)/d)
@@ -415,8 +459,12 @@ func LoopCharts(r *Results) []string {
 	for i, so := range SummaryOps {
 		p99[i] = Series{Name: so.Op.String() + " p99", Op: so.Op.String(), Markers: true}
 	}
+	// The axis runs from loop 1 to the last (to loop 3 at least, for
+	// three labelled ticks).
+	last := 3.0
 	for _, l := range r.SummaryLines {
 		x := float64(l.Loop)
+		last = math.Max(last, x)
 		tps.X, tps.Y = append(tps.X, x), append(tps.Y, l.Rate)
 		for i, v := range l.P99Ms {
 			y := math.NaN()
@@ -427,8 +475,8 @@ func LoopCharts(r *Results) []string {
 		}
 	}
 	return []string{
-		Chart{ID: "loops-throughput", Title: "Throughput per loop", XLabel: "loop", YLabel: "requests/s", Series: []Series{tps}, XFrom0: true, IntX: true}.SVG(),
-		Chart{ID: "loops-p99", Title: "p99 latency per loop", XLabel: "loop", YLabel: "p99 (ms, log)", LogY: true, Series: p99, XFrom0: true, IntX: true}.SVG(),
+		Chart{ID: "loops-throughput", Title: "Throughput per loop", XLabel: "loop", YLabel: "requests/s", Series: []Series{tps}, IntX: true, XStart: 1, XEnd: last}.SVG(),
+		Chart{ID: "loops-p99", Title: "p99 latency per loop", XLabel: "loop", YLabel: "p99 (ms, log)", LogY: true, Series: p99, IntX: true, XStart: 1, XEnd: last}.SVG(),
 	}
 }
 

@@ -11,9 +11,9 @@ import (
 	"github.com/linkbench/linkbench/internal/stats"
 )
 
-// Delta is one figure of a run compared with the same figure of the base
-// run: the whole-run values, the relative change, and the 95% interval of
-// that change under the two runs' own noise.
+// Delta is one figure of a side compared with the same figure of the base
+// side: the values (each side's mean over its runs), the relative change,
+// and the noise the change is judged against.
 type Delta struct {
 	Metric string
 	// Op is the op the figure belongs to ("" for run-wide figures).
@@ -22,33 +22,135 @@ type Delta struct {
 	LowerIsBetter bool
 	Base, Value   float64
 	Change        float64
-	Noise         Interval95
+	// Noise is the 95% interval of the change under the runs' own noise,
+	// second to second (a block bootstrap of each run's intervals).
+	Noise Interval95
+	// Drift, with one run per side, is how far the figure of any tenth of
+	// either run strays from its whole run, as |log(part/whole)| (NaN
+	// when unknown): a stand-in for the difference between runs, which one
+	// run per side cannot measure.
+	Drift float64
+	// Between, with two or more runs on a side, is the 95% interval of the
+	// change from the spread between runs, on DF degrees of freedom, and P
+	// the two-sided p-value of the change (NaN without runs enough).
+	Between Interval95
+	DF      int
+	P       float64
+	// Among is how many figures of the comparison were tested, and
+	// significant whether this one is among those called significant.
+	Among       int
+	significant bool
 }
 
-// Significant reports a change that exceeds the noise: the interval
-// excludes 0 and the whole-run change lies outside the noise band.
-func (d Delta) Significant() bool {
-	return d.Noise.Significant() && math.Abs(d.Change) > d.Noise.HalfWidth()
+// NoiseWidth is the relative change the figure's noise allows either way:
+// with runs enough, the larger of the spread between runs and the
+// within-run noise; with one run per side, the larger of the within-run
+// interval and the drift of either run (NaN when unknown).
+func (d Delta) NoiseWidth() float64 {
+	w := math.NaN()
+	if d.Noise.Known {
+		w = d.Noise.HalfWidth()
+	}
+	if d.Between.Known {
+		return math.Max(d.Between.HalfWidth(), nanTo0(w))
+	}
+	if math.IsNaN(w) || math.IsNaN(d.Drift) {
+		return math.NaN()
+	}
+	return math.Max(w, math.Expm1(d.Drift))
 }
 
-// Verdict is the word for the change: better, worse, within noise, or
+func nanTo0(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+// Beyond reports a change that exceeds the noise known: its interval
+// excludes 0 and the whole change lies outside the noise width.
+func (d Delta) Beyond() bool {
+	if d.Between.Known {
+		return d.Between.Significant() && math.Abs(d.Change) > d.NoiseWidth()
+	}
+	return d.Noise.Significant() && math.Abs(d.Change) > d.NoiseWidth()
+}
+
+// Significant reports a change beyond the spread between runs that
+// survives the Benjamini-Hochberg procedure at 5% over the comparison's
+// figures (one in twenty figures is beyond its 95% interval by chance).
+// With one run per side nothing is significant: what differs between
+// runs (run order, database growth, checkpoints, the machine's other
+// load) is not measured, and identical runs differ by it beyond their
+// noise within.
+func (d Delta) Significant() bool { return d.significant }
+
+// Verdict is the word for the change: significantly better or worse,
+// beyond the noise within runs (one run per side), within noise, or
 // unknown noise.
 func (d Delta) Verdict() string {
-	switch {
-	case !d.Noise.Known:
-		return "noise unknown"
-	case !d.Significant():
-		return "within noise"
-	case (d.Change < 0) == d.LowerIsBetter:
-		return "SIGNIFICANT, better"
+	dir := "worse"
+	if (d.Change < 0) == d.LowerIsBetter {
+		dir = "better"
 	}
-	return "SIGNIFICANT, worse"
+	switch {
+	case math.IsNaN(d.NoiseWidth()):
+		return "noise unknown"
+	case !d.Beyond():
+		return "within noise"
+	case d.Significant():
+		return "SIGNIFICANT, " + dir
+	case d.Between.Known:
+		return fmt.Sprintf("beyond noise, chance among %d figures", d.Among)
+	}
+	return "beyond within-run noise, " + dir
 }
 
-// Comparison is one run set against the base run.
+// Comparison is one side set against the base side.
 type Comparison struct {
-	Base, Run string // labels (A, B, ...)
-	Deltas    []Delta
+	Base, Run string // side labels (A, B, ...)
+	// BaseRuns and RunRuns count the runs of each side.
+	BaseRuns, RunRuns int
+	Deltas            []Delta
+}
+
+// BetweenRuns reports whether the comparison measures the spread between
+// runs (a side has two runs or more); otherwise only within-run noise is
+// known.
+func (c Comparison) BetweenRuns() bool { return c.BaseRuns+c.RunRuns > 2 }
+
+// Side is one side of a comparison: one run, or several runs of one
+// configuration, whose spread measures how much runs differ.
+type Side struct {
+	// Name is what named the side: a bundle, or a directory of bundles.
+	Name string
+	Runs []*Results
+	// RunNames are the runs' bundle names.
+	RunNames []string
+}
+
+// SidesOf makes every run a side of its own.
+func SidesOf(runs []*Results, names []string) []Side {
+	out := make([]Side, len(runs))
+	for i, r := range runs {
+		out[i] = Side{Name: names[i], Runs: []*Results{r}, RunNames: []string{names[i]}}
+	}
+	return out
+}
+
+// runsOf lists the runs of every side, in order, with their labels: the
+// side's label for a side of one run (A), numbered for several (B1, B2).
+func runsOf(sides []Side) (runs []*Results, labels, names []string) {
+	for i, s := range sides {
+		for j, r := range s.Runs {
+			label := RunLabel(i)
+			if len(s.Runs) > 1 {
+				label += fmt.Sprint(j + 1)
+			}
+			runs, labels, names = append(runs, r), append(labels, label), append(names, s.RunNames[j])
+		}
+	}
+	return runs, labels, names
 }
 
 // metric is a compared figure: how to read it from a run, whole and per
@@ -60,7 +162,7 @@ type metric struct {
 	series         func(r *Results) ratioSeries
 }
 
-// RunLabel is the short label of the i-th run of a comparison: A, B, ...
+// RunLabel is the short label of the i-th side of a comparison: A, B, ...
 func RunLabel(i int) string {
 	if i < 26 {
 		return string(rune('A' + i))
@@ -68,22 +170,87 @@ func RunLabel(i int) string {
 	return fmt.Sprintf("R%d", i+1)
 }
 
-// Compare sets every run against the first.
+// Compare sets every run against the first, each run a side of its own.
 func Compare(runs []*Results) []Comparison {
+	return CompareSides(SidesOf(runs, make([]string, len(runs))))
+}
+
+// CompareSides sets every side against the first.
+func CompareSides(sides []Side) []Comparison {
 	var out []Comparison
-	for i := 1; i < len(runs); i++ {
-		c := Comparison{Base: RunLabel(0), Run: RunLabel(i)}
-		for _, m := range metrics(runs[0], runs[i]) {
-			a, okA := m.whole(runs[0])
-			b, okB := m.whole(runs[i])
-			if !okA || !okB || a <= 0 {
+	base := sides[0]
+	for i := 1; i < len(sides); i++ {
+		side := sides[i]
+		c := Comparison{Base: RunLabel(0), Run: RunLabel(i), BaseRuns: len(base.Runs), RunRuns: len(side.Runs)}
+		for _, m := range metrics(base.Runs[0], side.Runs[0]) {
+			va, okA := wholes(m, base.Runs, false)
+			vb, okB := wholes(m, side.Runs, true)
+			if !okA || !okB {
 				continue
 			}
-			d := Delta{Metric: m.name, Op: m.op, Unit: m.unit, LowerIsBetter: m.lowerIsBetter, Base: a, Value: b, Change: b/a - 1}
-			d.Noise = changeInterval(m.series(runs[0]), m.series(runs[i]), m.name)
+			a, b := mean(va), mean(vb)
+			d := Delta{Metric: m.name, Op: m.op, Unit: m.unit, LowerIsBetter: m.lowerIsBetter, Base: a, Value: b, Change: b/a - 1, Drift: math.NaN(), P: math.NaN()}
+			sa, sb := seriesOf(m, base.Runs), seriesOf(m, side.Runs)
+			d.Noise = sidesInterval(sa, sb, m.name, 0)
+			if c.BetweenRuns() {
+				var se float64
+				d.Between, d.DF, se = betweenRuns(va, vb)
+				if d.Between.Known {
+					d.P = studentP(math.Log1p(d.Change)/math.Max(se, withinSE(d.Noise)), d.DF)
+				}
+			} else {
+				d.Drift = math.Max(sa[0].drift(), sb[0].drift())
+			}
 			c.Deltas = append(c.Deltas, d)
 		}
+		ps := make([]float64, len(c.Deltas))
+		for j, d := range c.Deltas {
+			ps[j] = d.P
+		}
+		tested := 0
+		for _, p := range ps {
+			if !math.IsNaN(p) {
+				tested++
+			}
+		}
+		for j, sig := range falseDiscoveries(ps, 0.05) {
+			c.Deltas[j].Among = tested
+			c.Deltas[j].significant = sig && c.Deltas[j].Beyond()
+		}
 		out = append(out, c)
+	}
+	return out
+}
+
+// withinSE is the standard error of the logarithm of the change that a
+// within-run interval stands for (0 when unknown): the spread between
+// runs is never taken as smaller than the runs' own noise.
+func withinSE(iv Interval95) float64 {
+	if !iv.Known || iv.Lo <= -1 {
+		return 0
+	}
+	return (math.Log1p(iv.Hi) - math.Log1p(iv.Lo)) / (2 * 1.96)
+}
+
+// wholes are the whole-run figures of m of every run; false when a run
+// lacks it, or has it at 0 unless zero is allowed (no relative change is
+// measured from 0).
+func wholes(m metric, runs []*Results, zero bool) ([]float64, bool) {
+	out := make([]float64, len(runs))
+	for i, r := range runs {
+		v, ok := m.whole(r)
+		if !ok || v < 0 || (v == 0 && !zero) {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+func seriesOf(m metric, runs []*Results) []ratioSeries {
+	out := make([]ratioSeries, len(runs))
+	for i, r := range runs {
+		out[i] = m.series(r)
 	}
 	return out
 }
@@ -118,7 +285,12 @@ func metrics(a, b *Results) []metric {
 		for _, ps := range percentileStyles {
 			pick, q := ps.pick, ps.q
 			ms = append(ms, metric{name: "all ops " + ps.name, unit: "ms", lowerIsBetter: true,
-				whole: func(r *Results) (float64, bool) { return pick(r.AllOps.Percentiles), true },
+				whole: func(r *Results) (float64, bool) {
+					if r.AllOps == nil {
+						return 0, false
+					}
+					return pick(r.AllOps.Percentiles), true
+				},
 				series: func(r *Results) ratioSeries {
 					var s ratioSeries
 					for _, iv := range groupIntervals(r.Intervals, maxBootstrapPoints) {
@@ -186,7 +358,12 @@ func metrics(a, b *Results) []metric {
 			continue
 		}
 		ms = append(ms, metric{name: x.name, unit: x.unit, lowerIsBetter: true,
-			whole: func(r *Results) (float64, bool) { return x.per(r), true },
+			whole: func(r *Results) (float64, bool) {
+				if r.Efficiency == nil {
+					return 0, false
+				}
+				return x.per(r), true
+			},
 			series: func(r *Results) ratioSeries {
 				var s ratioSeries
 				for i := range r.Resources {
@@ -211,6 +388,9 @@ func rateSeries(r *Results) ratioSeries {
 	if r.Phase == "load" && len(r.LoadProgress) > 1 {
 		for i := 1; i < len(r.LoadProgress); i++ {
 			p, q := r.LoadProgress[i-1], r.LoadProgress[i]
+			if r.Totals.InsertSec > 0 && p.Sec >= r.Totals.InsertSec {
+				break // the store's finishing work inserts no links
+			}
 			if d := q.Sec - p.Sec; d > 0 && d < 1.5 {
 				s = s.add(float64(q.Links-p.Links), d)
 			}

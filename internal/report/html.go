@@ -28,24 +28,33 @@ svg.chart,svg.key{display:block;margin:10px 0 18px;background:#fff;width:100%;he
 .panels-title{font-weight:600;font-size:14px;margin:14px 0 2px}
 .multiples{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:4px 14px}
 .cell svg.chart{margin:4px 0}
-.good{color:#1a7f37}.bad{color:#c62828}.warn{color:#b26a00}.noise{color:#666}`
+.good{color:#1a7f37}.bad{color:#c62828}.warn{color:#b26a00}.noise{color:#666}
+.headline{display:flex;flex-wrap:wrap;gap:8px 28px;margin:14px 0 6px}.fig .v{font-size:1.7em;font-weight:600}.fig .u{font-size:.55em;font-weight:400;color:#555;margin-left:3px}.fig .k{color:#666;font-size:12px}
+table.setup{font-size:13px}table.setup th{width:7em}table.setup td{text-align:left}
+dl.legend-cols{display:grid;grid-template-columns:max-content 1fr;gap:1px 12px;font-size:12px;color:#444;margin:4px 0 10px}dl.legend-cols dt{font-weight:600;font-family:ui-monospace,monospace}dl.legend-cols dd{margin:0}`
 
 // WriteHTML renders one self-contained report page (no network access,
 // inline SVG) for one results bundle, or a comparison of several.
 func WriteHTML(w io.Writer, runs []*Results, names []string) error {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>")
-	if len(runs) == 1 {
-		fmt.Fprintf(&b, "LinkBench %s report: %s", esc(runs[0].Phase), esc(runs[0].Store))
-	} else {
-		b.WriteString("LinkBench comparison")
+	if len(runs) > 1 {
+		return WriteComparisonHTML(w, SidesOf(runs, names))
 	}
+	fmt.Fprintf(&b, "LinkBench %s report: %s", esc(runs[0].Phase), esc(runs[0].Store))
 	b.WriteString("</title><style>" + pageStyle + "</style></head><body>")
-	if len(runs) == 1 {
-		single(&b, runs[0])
-	} else {
-		compare(&b, runs, names)
-	}
+	single(&b, runs[0])
+	b.WriteString("</body></html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteComparisonHTML renders the comparison page of sides of one run or
+// more each.
+func WriteComparisonHTML(w io.Writer, sides []Side) error {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>LinkBench comparison</title><style>" + pageStyle + "</style></head><body>")
+	compare(&b, sides)
 	b.WriteString("</body></html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -64,6 +73,7 @@ func single(b *strings.Builder, r *Results) {
 	if r.Interrupted {
 		b.WriteString("<p class=\"bad\">This run was interrupted; the figures cover what ran.</p>")
 	}
+	header(b, r)
 	b.WriteString("<h2>Summary</h2><table>")
 	t := r.Totals
 	if r.Phase == "load" {
@@ -92,6 +102,7 @@ func single(b *strings.Builder, r *Results) {
 		row(b, "size on disk before", fmt.Sprintf("%.1f MB", float64(r.SizeBefore)/1e6))
 	}
 	b.WriteString("</table>")
+	loadStageTable(b, r)
 	summaryLinesTable(b, r)
 	opTable(b, r.Ops)
 	efficiencyTable(b, r)
@@ -116,7 +127,7 @@ func summaryLinesTable(b *strings.Builder, r *Results) {
 	if len(r.SummaryLines) > 1 {
 		title = fmt.Sprintf("Loops (%d)", len(r.SummaryLines))
 	}
-	fmt.Fprintf(b, "<h2>%s</h2><p class=\"sub\">In the form of the LinkBench users' helper scripts (summary.tsv); docs/results.md explains the columns. %s: not measurable from this machine.</p><table><tr>", title, Unknown)
+	fmt.Fprintf(b, "<h2>%s</h2><p class=\"sub\">In the form of the LinkBench users' helper scripts (summary.tsv); the columns are explained under the table and in docs/results.md.</p><table><tr>", title)
 	for _, c := range SummaryColumns(r.SummaryLines[0].Phase) {
 		fmt.Fprintf(b, "<th>%s</th>", esc(c))
 	}
@@ -129,6 +140,7 @@ func summaryLinesTable(b *strings.Builder, r *Results) {
 		b.WriteString("</tr>")
 	}
 	b.WriteString("</table>")
+	summaryLegend(b, r.SummaryLines[0].Phase)
 	for _, c := range LoopCharts(r) {
 		b.WriteString(c)
 	}

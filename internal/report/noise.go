@@ -105,21 +105,51 @@ type Interval95 struct {
 // to run b. seed fixes the replicates, so a comparison prints the same
 // figures every time it is made.
 func changeInterval(a, b ratioSeries, seed string) Interval95 {
-	a, b = a.grouped(maxBootstrapPoints), b.grouped(maxBootstrapPoints)
-	return changeIntervalBlocks(a, b, seed, blockLen(len(a.num)), blockLen(len(b.num)))
+	return sidesInterval([]ratioSeries{a}, []ratioSeries{b}, seed, 0)
 }
 
-// changeIntervalBlocks is changeInterval with given block lengths.
-func changeIntervalBlocks(a, b ratioSeries, seed string, la, lb int) Interval95 {
-	if len(a.num) < minBootstrapPoints || len(b.num) < minBootstrapPoints {
+// changeIntervalBlocks is changeInterval with blocks of l points.
+func changeIntervalBlocks(a, b ratioSeries, seed string, l int) Interval95 {
+	return sidesInterval([]ratioSeries{a}, []ratioSeries{b}, seed, l)
+}
+
+// sidesInterval bootstraps the relative change of the mean figure of the
+// runs of side a to that of side b, each run resampled on its own (its
+// within-run noise only), with blocks of l points (0: blockLen of each
+// run's points).
+func sidesInterval(a, b []ratioSeries, seed string, l int) Interval95 {
+	group := func(side []ratioSeries) ([]ratioSeries, []int, bool) {
+		out, ls := make([]ratioSeries, len(side)), make([]int, len(side))
+		for i, s := range side {
+			out[i] = s.grouped(maxBootstrapPoints)
+			if len(out[i].num) < minBootstrapPoints {
+				return nil, nil, false
+			}
+			ls[i] = l
+			if l == 0 {
+				ls[i] = blockLen(len(out[i].num))
+			}
+		}
+		return out, ls, len(side) > 0
+	}
+	a, la, okA := group(a)
+	b, lb, okB := group(b)
+	if !okA || !okB {
 		return Interval95{}
 	}
 	h := fnv.New64a()
 	h.Write([]byte(seed))
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
+	replicate := func(side []ratioSeries, ls []int) float64 {
+		m := 0.0
+		for i, s := range side {
+			m += s.resample(rng, ls[i]) / float64(len(side))
+		}
+		return m
+	}
 	rel := make([]float64, 0, bootstrapReplicates)
 	for i := 0; i < bootstrapReplicates; i++ {
-		va, vb := a.resample(rng, la), b.resample(rng, lb)
+		va, vb := replicate(a, la), replicate(b, lb)
 		if va > 0 && !math.IsNaN(vb) {
 			rel = append(rel, vb/va-1)
 		}

@@ -101,7 +101,7 @@ func TestBlocksWidenForCorrelatedSeconds(t *testing.T) {
 	for i := 0; i < k; i++ {
 		a, b := series(rng, n, 1000, 50, 0.6), series(rng, n, 1000, 50, 0.6)
 		blocks := changeInterval(a, b, fmt.Sprint(i)).HalfWidth()
-		single := changeIntervalBlocks(a, b, fmt.Sprint(i), 1, 1).HalfWidth()
+		single := changeIntervalBlocks(a, b, fmt.Sprint(i), 1).HalfWidth()
 		ratio += blocks / single / k
 	}
 	t.Logf("block/second-by-second width ratio %.2f (theory 1.72)", ratio)

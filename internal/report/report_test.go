@@ -82,9 +82,27 @@ func TestComparisonPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{"LinkBench comparison", "B against A", "+100.0%", "SIGNIFICANT, better", `<svg id="throughput"`, `data-run="B"`, "⚠ store differs"} {
+	for _, want := range []string{"LinkBench comparison", "B against A", "+100.0%", "beyond within-run noise, better", "one run per side, so only the noise within each run is known",
+		`<svg id="throughput"`, `data-run="B"`, "⚠ store differs"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("comparison lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "SIGNIFICANT") {
+		t.Error("a comparison of one run per side calls a change significant")
+	}
+	// Two runs a side: the spread between them is measured, and a doubled
+	// throughput is significant.
+	b.Reset()
+	sides := []Side{{Name: "a", Runs: []*Results{sampleResults("sqlite", 1), sampleResults("sqlite", 1.02)}, RunNames: []string{"a1", "a2"}},
+		{Name: "b", Runs: []*Results{sampleResults("sqlite", 2), sampleResults("sqlite", 2.02)}, RunNames: []string{"b1", "b2"}}}
+	if err := WriteComparisonHTML(&b, sides); err != nil {
+		t.Fatal(err)
+	}
+	page = b.String()
+	for _, want := range []string{"B (2 runs) against A (2 runs): the noise is the spread between runs", "SIGNIFICANT, better", `data-run="A2"`, `data-run="B1"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("comparison of two runs a side lacks %q", want)
 		}
 	}
 }

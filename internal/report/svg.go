@@ -66,6 +66,11 @@ type Chart struct {
 	XFrom0 bool
 	// IntX keeps x ticks on whole numbers (loop numbers).
 	IntX bool
+	// XEnd, when set, ends a linear x axis exactly there (the end of the
+	// run), and XStart, with XEnd, starts it exactly there (the first
+	// loop) unless data or bands start earlier: the axis is not rounded
+	// out to a tick, and points beyond XEnd are not drawn.
+	XStart, XEnd float64
 }
 
 // geometry of a full-width chart and of a small-multiple panel, in SVG
@@ -178,6 +183,10 @@ func (c Chart) SVG() string {
 	// Data ranges.
 	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	points := 0
+	exact := c.XEnd != 0 && !c.LogX
+	if exact {
+		c.Series = clipSeries(c.Series, c.XEnd)
+	}
 	for _, s := range c.Series {
 		for i := range s.X {
 			if i >= len(s.Y) || !finite(s.Y[i]) || !finite(s.X[i]) || (c.LogY && s.Y[i] <= 0) {
@@ -220,6 +229,12 @@ func (c Chart) SVG() string {
 	if c.XFrom0 && !c.LogX {
 		xmin = math.Min(xmin, 0)
 	}
+	if exact {
+		xmin, xmax = math.Min(xmin, c.XEnd), c.XEnd
+		if c.XStart != 0 {
+			xmin = math.Min(xmin, c.XStart)
+		}
+	}
 	var xt, yt []float64
 	var x0, x1, y0, y1 float64
 	if c.LogX {
@@ -230,6 +245,8 @@ func (c Chart) SVG() string {
 			}
 		}
 		xt, x0, x1 = percentileAxis(hi)
+	} else if exact {
+		xt, x0, x1 = exactAxis(xmin, xmax, c.IntX)
 	} else {
 		xt, x0, x1 = linearAxis(xmin, xmax, c.IntX)
 	}
@@ -316,6 +333,20 @@ func (c Chart) SVG() string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// clipSeries drops the points of series beyond end.
+func clipSeries(series []Series, end float64) []Series {
+	out := make([]Series, len(series))
+	for i, s := range series {
+		out[i] = s
+		n := 0
+		for n < len(s.X) && !(s.X[n] > end+1e-9*math.Abs(end)) {
+			n++
+		}
+		out[i].X, out[i].Y = s.X[:n], s.Y[:min(n, len(s.Y))]
+	}
+	return out
 }
 
 // xTick is a placed x tick label.

@@ -63,6 +63,34 @@ func linearAxis(lo, hi float64, whole bool) (ticks []float64, from, to float64) 
 	return ticks, from, to
 }
 
+// exactAxis returns ticks inside [lo, hi] and that range itself: an axis
+// that ends where the run ends rather than at the next round value. The
+// step is the largest 1-2-5 step that leaves minTicks ticks inside; the
+// ticks are its round multiples, or with whole (loop numbers) lo and
+// every step after it: loops 1, 3, 5, 7.
+func exactAxis(lo, hi float64, whole bool) (ticks []float64, from, to float64) {
+	if !(hi > lo) {
+		return linearAxis(lo, hi, whole)
+	}
+	for step := niceStep((hi - lo) / 5); ; step = niceStep(step * 0.4) {
+		first := math.Ceil(lo/step-1e-9) * step
+		if whole {
+			step = math.Max(math.Round(step), 1)
+			first = lo
+		}
+		ticks = ticks[:0]
+		for v := first; v <= hi+step*1e-9; v += step {
+			if math.Abs(v) < step*1e-9 {
+				v = 0
+			}
+			ticks = append(ticks, v)
+		}
+		if len(ticks) >= minTicks || (whole && step == 1) {
+			return ticks, lo, hi
+		}
+	}
+}
+
 // logCandidate is the k-th value of the 1-2-5 sequence (k = 3e + i gives
 // (1, 2, 5)[i] * 10^e).
 func logCandidate(k int) float64 {

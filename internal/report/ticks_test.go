@@ -52,6 +52,23 @@ func TestEveryAxisHasThreeTicks(t *testing.T) {
 			t.Fatalf("linear [%g, %g]: %d ticks", lo, hi, len(ticks))
 		}
 	}
+	// Exact axes (a run's time, loops): the range is the one asked for,
+	// with minTicks ticks or more inside it.
+	for i := 0; i < 20000; i++ {
+		lo := -rng.Float64() * 100 * float64(i%2)
+		hi := math.Pow(10, rng.Float64()*7-2)
+		whole := i%3 == 0
+		if whole {
+			lo, hi = 1, float64(3+rng.IntN(200))
+		}
+		ticks, from, to := exactAxis(lo, hi, whole)
+		if from != lo || to != hi || len(ticks) < minTicks || len(ticks) > 12 || ticks[0] < lo || ticks[len(ticks)-1] > hi*(1+1e-9) {
+			t.Fatalf("exact [%g, %g] (whole %v): ticks %v over [%g, %g]", lo, hi, whole, ticks, from, to)
+		}
+		if whole && ticks[0] != 1 {
+			t.Fatalf("loops 1 to %g: ticks %v", hi, ticks)
+		}
+	}
 	for _, c := range [][2]float64{{0, 0}, {-5, -5}, {-3, 7}, {1, 3}, {0, 2}} {
 		ticks, from, to := linearAxis(c[0], c[1], true)
 		checkAxis(t, "whole", c[0], c[1], ticks, from, to)

@@ -9,24 +9,25 @@ type Ability uint32
 
 // The abilities, one per optional interface.
 const (
-	CanBulkLoad      Ability = 1 << iota // BulkLoader
-	CanInit                              // Initializer
-	CanCheckSchema                       // SchemaChecker
-	CanReset                             // Resetter
-	CanCheckEmpty                        // EmptyChecker
-	CanKeepMeta                          // MetaStore
-	CanJournal                           // Journaler
-	CanScan                              // Scanner
-	CanSize                              // Sizer
-	CanLocateServers                     // ServerLocator
-	CanDescribe                          // Describer
-	CanAddress                           // Addresser
-	CanHintBatch                         // BatchHinter
-	CanPathData                          // DataPather
-	CanLock                              // Locker
-	CanPing                              // Pinger
-	CanSession                           // Sessioner
-	CanWriteBlind                        // BlindLinkWriter
+	CanBulkLoad       Ability = 1 << iota // BulkLoader
+	CanInit                               // Initializer
+	CanCheckSchema                        // SchemaChecker
+	CanReset                              // Resetter
+	CanCheckEmpty                         // EmptyChecker
+	CanKeepMeta                           // MetaStore
+	CanJournal                            // Journaler
+	CanScan                               // Scanner
+	CanSize                               // Sizer
+	CanLocateServers                      // ServerLocator
+	CanDescribe                           // Describer
+	CanAddress                            // Addresser
+	CanHintBatch                          // BatchHinter
+	CanPathData                           // DataPather
+	CanLock                               // Locker
+	CanPing                               // Pinger
+	CanSession                            // Sessioner
+	CanWriteBlind                         // BlindLinkWriter
+	CanReportProgress                     // StepProgresser
 )
 
 // abilities names each ability and tells whether a store has it.
@@ -53,6 +54,7 @@ var abilities = []struct {
 	{CanPing, "Pinger", implements[Pinger]},
 	{CanSession, "Sessioner", implements[Sessioner]},
 	{CanWriteBlind, "BlindLinkWriter", implements[BlindLinkWriter]},
+	{CanReportProgress, "StepProgresser", implements[StepProgresser]},
 }
 
 func implements[I any](st Store) bool {

@@ -35,6 +35,19 @@ func NewSchedule(start time.Time, stages []Stage, poisson bool, ramp time.Durati
 		rng: rand.New(rand.NewPCG(seed, 0xa441))}
 }
 
+// startAt moves the schedule's start, and its first arrival, to start:
+// the request phase's own, so arrivals are not due before its requesters
+// run (a schedule made while the phase was being set up would otherwise
+// start behind, with a burst of arrivals due before the measured window).
+// It is called before any Next.
+func (s *Schedule) startAt(start time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.issued == 0 {
+		s.start, s.next = start, start
+	}
+}
+
 // rateAt is the target arrival rate at offset d from the start.
 func (s *Schedule) rateAt(d time.Duration) float64 {
 	var rate float64

@@ -96,6 +96,10 @@ type LoadProgress struct {
 	StageRows    int64
 	// InsertElapsed is the time the inserts took, once Finishing.
 	InsertElapsed time.Duration
+	// Step is how far the finishing step under way has got, when the
+	// store can tell (StepKnown).
+	Step      store.StepProgress
+	StepKnown bool
 }
 
 // LoadResult is what the load phase wrote and measured.
@@ -268,6 +272,7 @@ func (p *LoadPhase) Run(ctx context.Context) (*LoadResult, error) {
 		pr.Stage, pr.StageElapsed, pr.StageRows = stages.current(now)
 		if finishing {
 			pr.InsertElapsed = insertElapsed
+			stepProgress(ctx, p.Store, &pr)
 		}
 		p.OnProgress(pr)
 	}

@@ -1,11 +1,36 @@
 package workload
 
 import (
+	"context"
 	"sync"
 	"time"
 
 	"github.com/linkbench/linkbench/internal/stats"
+	"github.com/linkbench/linkbench/internal/store"
 )
+
+// stepTimeout bounds the store's answer to how far a step has got: the
+// progress of a load must not wait on a busy server.
+const stepTimeout = time.Second
+
+// stepProgress asks a store that can tell how far the finishing step
+// under way has got (an index build) and records it in pr.
+func stepProgress(ctx context.Context, st store.BulkLoader, pr *LoadProgress) {
+	sp, ok := st.(store.StepProgresser)
+	if !ok || pr.Stage == "" {
+		return
+	}
+	rate := 0.0
+	if s := pr.InsertElapsed.Seconds(); s > 0 {
+		rate = float64(pr.Links) / s
+	}
+	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	p, ok, err := sp.StepProgress(ctx, store.StepStatus{Name: pr.Stage, Rows: pr.StageRows, Elapsed: pr.StageElapsed, InsertRowsPerSec: rate})
+	if err == nil && ok {
+		pr.Step, pr.StepKnown = p, true
+	}
+}
 
 // StageEvent reports a load stage: its start (Done false, only for the
 // store's finishing steps, whose end is not known in advance) or its end.

@@ -330,6 +330,9 @@ func (p *RequestPhase) Run(ctx context.Context) (*RequestResult, error) {
 	start := time.Now()
 	measureFrom := start.Add(cfg.WarmupTime)
 	deadline := measureFrom.Add(cfg.MaxTime)
+	if p.Schedule != nil {
+		p.Schedule.startAt(start)
+	}
 	c := stats.NewCollector(cfg.HDRAccuracy, cfg.RequestRate > 0 || p.Schedule != nil, measureFrom)
 
 	if p.OnCollector != nil {

@@ -836,6 +836,21 @@ func TestSessionWatchesItsContextOnce(t *testing.T) {
 	}
 }
 
+// TestIndexBuildProgress: while EndLoad builds the deferred index,
+// MariaDB tells the part of its in-place ALTER TABLE done
+// (Innodb_onlineddl_pct_progress) and the store turns it into rows done.
+func TestIndexBuildProgress(t *testing.T) {
+	s := fresh(t, "innodb")
+	if s.kind != "MariaDB" {
+		t.Skipf("%s reports no index build progress", s.kind)
+	}
+	if err := s.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	said := storetest.IndexBuildProgress(t, s, 100000)
+	t.Logf("last answer: %+v", said[len(said)-1])
+}
+
 // TestSendsTheReferencesStatements: every request sends the server the
 // statements the reference's MySQL store sends, on the same of its two
 // connections, in the same transactions (autocommit off, no BEGIN, no

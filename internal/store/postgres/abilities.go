@@ -5,10 +5,11 @@ import "github.com/linkbench/linkbench/internal/store"
 // abilities are the optional interfaces the store implements, declared in
 // its Driver; the assertion below keeps a signature slip from dropping one
 // silently, and the conformance suite checks the declaration.
-const abilities = store.CanBulkLoad | store.CanInit | store.CanCheckSchema | store.CanReset | store.CanCheckEmpty | store.CanKeepMeta | store.CanJournal | store.CanScan | store.CanSize | store.CanLocateServers | store.CanDescribe | store.CanAddress | store.CanHintBatch | store.CanLock | store.CanPing | store.CanSession
+const abilities = store.CanBulkLoad | store.CanInit | store.CanCheckSchema | store.CanReset | store.CanCheckEmpty | store.CanKeepMeta | store.CanJournal | store.CanScan | store.CanSize | store.CanLocateServers | store.CanDescribe | store.CanAddress | store.CanHintBatch | store.CanLock | store.CanPing | store.CanSession | store.CanReportProgress
 
 var _ interface {
 	store.Server
 	store.BatchHinter
 	store.Sessioner
+	store.StepProgresser
 } = (*Store)(nil)

@@ -888,6 +888,26 @@ func TestRowsAffected(t *testing.T) {
 	}
 }
 
+// TestIndexBuildProgress: while EndLoad builds the deferred index, the
+// store reads the build's progress from pg_stat_progress_create_index:
+// the table's rows scanned, then the tuples loaded into the tree, and the
+// part of the whole build done.
+func TestIndexBuildProgress(t *testing.T) {
+	s := fresh(t, nil)
+	if err := s.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	said := storetest.IndexBuildProgress(t, s, 100000)
+	phases := map[string]bool{}
+	for _, p := range said {
+		phases[p.Phase] = true
+		if p.Estimated {
+			t.Errorf("the server's figures are marked estimated: %+v", p)
+		}
+	}
+	t.Logf("phases seen: %v", phases)
+}
+
 // TestSendsTheReferencesStatements: every request sends the server the
 // statements the reference's PostgreSQL store sends, on the same of its
 // two connections, in the same transactions, with the same errors and

@@ -2,11 +2,13 @@ package sqlite
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/linkbench/linkbench/internal/graph"
 	"github.com/linkbench/linkbench/internal/store"
@@ -121,5 +123,37 @@ func TestTableNamesAreQuoted(t *testing.T) {
 	rows.Close()
 	if !slices.Contains(names, evil) || !slices.Contains(names, "nodetable") {
 		t.Fatalf("tables %q", names)
+	}
+}
+
+// TestIndexBuildEstimate: SQLite says nothing while it builds an index;
+// the store estimates the rows done from the time the build has run at
+// indexPace times the load's insert rate, marked as an estimate and held
+// under the whole until the build ends. A real build is asked as a load
+// asks it.
+func TestIndexBuildEstimate(t *testing.T) {
+	step := store.StepStatus{Name: indexStage, Rows: 1000000, Elapsed: 5 * time.Second, InsertRowsPerSec: 100000}
+	s := open(t, store.MapProps{})
+	p, ok, err := s.StepProgress(context.Background(), step)
+	// 5 s at 0.77 x 100,000 rows/s: 385,000 of 1,000,000 rows.
+	if err != nil || !ok || !p.Estimated || p.Done != 385000 || p.Total != 1000000 || math.Abs(p.Fraction-0.385) > 1e-9 {
+		t.Errorf("estimate after 5 s: %+v %v %v", p, ok, err)
+	}
+	step.Elapsed = time.Minute
+	if p, _, _ := s.StepProgress(context.Background(), step); p.Fraction != 0.99 || p.Done != 990000 {
+		t.Errorf("a build past its estimate: %+v, want 99%%", p)
+	}
+	for _, other := range []store.StepStatus{{Name: "analyze", Rows: 5, Elapsed: time.Second, InsertRowsPerSec: 1}, {Name: indexStage, Rows: 5, Elapsed: time.Second}} {
+		if _, ok, _ := s.StepProgress(context.Background(), other); ok {
+			t.Errorf("%+v: an estimate without its grounds", other)
+		}
+	}
+	if err := s.Init(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range storetest.IndexBuildProgress(t, s, 50000) {
+		if !p.Estimated {
+			t.Errorf("an estimate not marked as one: %+v", p)
+		}
 	}
 }
