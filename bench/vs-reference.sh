@@ -498,9 +498,11 @@ pg_statements_on() {
   case "$(pg_admin -c "SHOW shared_preload_libraries")" in
     *pg_stat_statements*) ;;
     *)
-      pg_admin -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'"
+      pg_admin -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
       bash scripts/postgres.sh restart ;;
   esac
+  # The server knows the library's settings only once it has loaded it.
+  pg_admin -c "ALTER SYSTEM SET pg_stat_statements.track = 'all'" -c "SELECT pg_reload_conf()" >/dev/null
   pg_admin -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
 }
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,7 +29,14 @@ type Perf struct {
 	Requesters   int     `json:"requesters"`
 	Requests     int64   `json:"requests"`
 	Seconds      float64 `json:"seconds"` // of the measured phase, as the driver reports it
-	RequestsPerS float64 `json:"requests_per_sec"`
+	// RequestsPerS is the measured requests a second. The reference's
+	// summary line divides its requests by a phase that also holds its
+	// requesters' start (opening their connections before their warm-ups
+	// begin: about 5 s of 35 at 64 requesters here), so for it this is the
+	// sum of its requesters' own rates, each over the measured time it
+	// prints for them; ReportedRequestsPerS keeps the summary's figure.
+	RequestsPerS         float64 `json:"requests_per_sec"`
+	ReportedRequestsPerS float64 `json:"reported_requests_per_sec,omitempty"`
 	CPUSec       float64 `json:"cpu_sec"` // user + system over the measured window
 	WindowSec    float64 `json:"window_sec"`
 	CPUPerReqUs  float64 `json:"cpu_per_request_us"`
@@ -45,6 +53,17 @@ type Perf struct {
 	// InnoDB's metrics, or PostgreSQL's statistics views): what the
 	// server did for a request, where its CPU alone cannot say.
 	ServerCounters map[string]float64 `json:"server_counters_per_request,omitempty"`
+	// RunStatements are the server's statement counters per request over
+	// every request the driver sent, whose number is exact where a window's
+	// is an estimate: for the reference from before it starts to the end
+	// of its phase, divided by its measured requests and those each of its
+	// requesters says it made in its warm-up; for linkbench from the end
+	// of its warm-up (one moment for all its requesters) to the end of its
+	// phase, divided by its measured requests. The statements-per-request
+	// check compares these.
+	RunStatements map[string]float64 `json:"run_statements_per_request,omitempty"`
+	// WarmupRequests are the reference's requests in its warm-ups.
+	WarmupRequests int64 `json:"warmup_requests,omitempty"`
 	Ops            map[string]OpPerf  `json:"ops"`
 	// Sched is what woke the server's and the driver's threads over a
 	// slice at the start of the measured window and how long each then
@@ -99,6 +118,13 @@ var (
 	rePhaseDone  = regexp.MustCompile(`REQUEST PHASE COMPLETED\. (\d+) requests done in (\d+) seconds\. Requests/second = (\d+)`)
 	reHistory    = regexp.MustCompile(`history queries = (\d+)/(\d+)`)
 	reHardEnd    = regexp.MustCompile(`the request phase did not end on time: .* (\d+) requests were still waiting`)
+	// The reference's requesters, each: "Requester #9 warmup finished  after
+	// 639 warmup requests.", "ThreadID = 9 GET_NODE totalOps = ...
+	// sampleDuration = 30076ms ..." and "ThreadID = 9 total requests = 3839
+	// requests/second = 127 ...".
+	reRefWarmup   = regexp.MustCompile(`warmup finished\s+after (\d+) warmup requests`)
+	reRefDuration = regexp.MustCompile(`ThreadID = (\d+) [A-Z_]+ totalOps = .*sampleDuration = (\d+)ms`)
+	reRefTotal    = regexp.MustCompile(`ThreadID = (\d+) total requests = (\d+) requests/second`)
 	// The reference: "GET_NODE count = 45370  p25 = [0.1,0.2]ms ... p99 = [3,4]ms  max = 98.815ms  mean = 0.346ms".
 	reRefOp = regexp.MustCompile(`\b([A-Z_]+) count = (\d+) .*p99 = \[[0-9.]+,([0-9.]+)\]ms .*mean = ([0-9.]+)ms`)
 	// linkbench's table: "GET_NODE  count errors retries ops/s p25 p50 p75 p95 p99 p99.9 max mean" (ms).
@@ -132,6 +158,12 @@ func perfCmd(args []string) error {
 		return err
 	}
 	defer logf.Close()
+	var runA, runB map[string]float64
+	if *counters != "" {
+		if runA, err = readCounters(*counters); err != nil {
+			return fmt.Errorf("%s: counters: %v", *label, err)
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -157,6 +189,8 @@ func perfCmd(args []string) error {
 		return s
 	}
 	var srvA sample
+	var counterErr error
+	refRequests, refSeconds := map[string]int64{}, map[string]float64{}
 	srvB := make(chan sample, 1)
 	var tA, tB time.Time
 	var prof *profiler
@@ -185,6 +219,20 @@ func perfCmd(args []string) error {
 			p.Requests, _ = strconv.ParseInt(m[1], 10, 64)
 			p.Seconds, _ = strconv.ParseFloat(m[2], 64)
 			p.RequestsPerS, _ = strconv.ParseFloat(m[3], 64)
+			if *counters != "" {
+				runB, counterErr = readCounters(*counters)
+			}
+		}
+		if m := reRefWarmup.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			p.WarmupRequests += n
+		}
+		if m := reRefDuration.FindStringSubmatch(line); m != nil {
+			ms, _ := strconv.ParseFloat(m[2], 64)
+			refSeconds[m[1]] = max(refSeconds[m[1]], ms/1000)
+		}
+		if m := reRefTotal.FindStringSubmatch(line); m != nil {
+			refRequests[m[1]], _ = strconv.ParseInt(m[2], 10, 64)
 		}
 		if m := reHardEnd.FindStringSubmatch(line); m != nil {
 			p.TimedOut, _ = strconv.ParseInt(m[1], 10, 64)
@@ -219,6 +267,28 @@ func perfCmd(args []string) error {
 	if *serviceFrom != "" {
 		if err := serviceTimes(*serviceFrom, &p); err != nil {
 			return fmt.Errorf("%s: %v", *label, err)
+		}
+	}
+	if rate := requesterRates(refRequests, refSeconds); rate > 0 {
+		p.ReportedRequestsPerS, p.RequestsPerS = p.RequestsPerS, rate
+	}
+	if counterErr != nil {
+		return fmt.Errorf("%s: counters: %v", *label, counterErr)
+	}
+	if runB != nil {
+		// The reference's requesters end their warm-ups one by one, so its
+		// count starts before it does; linkbench's all at once.
+		from, n := srvA.counters, p.Requests+p.Uncounted
+		if p.WarmupRequests > 0 {
+			from, n = runA, p.Requests+p.WarmupRequests
+		}
+		if from != nil && n > 0 {
+			p.RunStatements = map[string]float64{}
+			for k, v := range counterDeltas(from, runB, float64(n)) {
+				if slices.Contains(statementCounters, k) || slices.Contains(transactionCounters, k) {
+					p.RunStatements[k] = v
+				}
+			}
 		}
 	}
 	p.CPUSec = cpuB - cpuA
@@ -406,4 +476,17 @@ func paceFor(r Perf, ratio float64, n int) (float64, error) {
 		return 0, fmt.Errorf("the run counted no requests a second to pace by")
 	}
 	return ratio * r.RequestsPerS / float64(n), nil
+}
+
+// requesterRates is the sum of the reference's requesters' rates, each
+// its requests over the measured time it printed (0 when the output has
+// no such lines: linkbench's).
+func requesterRates(requests map[string]int64, seconds map[string]float64) float64 {
+	rate := 0.0
+	for id, n := range requests {
+		if s := seconds[id]; s > 0 {
+			rate += float64(n) / s
+		}
+	}
+	return rate
 }

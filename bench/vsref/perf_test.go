@@ -147,3 +147,49 @@ func TestPaceFollowsTheReferenceRun(t *testing.T) {
 		t.Errorf("a run without a rate: err = %v, want one saying so", err)
 	}
 }
+
+// The reference's summary divides its requests by a phase that also holds
+// its requesters' start; perf takes the sum of the requesters' own rates
+// instead, and counts the statements the server ran over every request
+// the reference sent, its warm-ups' included, so that a phase whose
+// requesters end their warm-ups one by one is not charged with statements
+// it did not count.
+func TestPerfCountsTheReferencesRequestsAsItsRequestersDo(t *testing.T) {
+	dir := t.TempDir()
+	counters := filepath.Join(dir, "counters")
+	if err := os.WriteFile(counters, []byte("stmt.SELECT 1000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "reference.sh")
+	out := `cat <<'X'
+INFO 2026-11-29 07:58:45.847 [Thread-9]: Requester #9 warmup finished  after 600 warmup requests.  0/1000000000 requests done
+INFO 2026-11-29 07:58:47.648 [Thread-4]: Requester #4 warmup finished  after 400 warmup requests.  0/1000000000 requests done
+X
+echo 'stmt.SELECT 17500' > ` + counters + `
+cat <<'X'
+INFO 2026-11-29 07:59:17.753 [Thread-9]: ThreadID = 9 GET_NODE totalOps = 6000 totalErrors = 0 ops = 6000 sampleDuration = 20000ms samples = 6000 mean = 5313.25 min = 27
+INFO 2026-11-29 07:59:17.753 [Thread-9]: ThreadID = 9 total requests = 6000 requests/second = 300 found = 0 not found = 0 history queries = 0/0
+INFO 2026-11-29 07:59:17.754 [Thread-4]: ThreadID = 4 GET_NODE totalOps = 4000 totalErrors = 0 ops = 4000 sampleDuration = 16000ms samples = 4000 mean = 6000.01 min = 34
+INFO 2026-11-29 07:59:17.755 [Thread-4]: ThreadID = 4 total requests = 4000 requests/second = 250 found = 0 not found = 0 history queries = 0/0
+INFO 2026-11-29 07:59:17.852 [main]: REQUEST PHASE COMPLETED. 10000 requests done in 25 seconds. Requests/second = 400
+X
+`
+	if err := os.WriteFile(script, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "reference.json")
+	if err := perfCmd([]string{"-label", "reference", "-requesters", "2", "-log", filepath.Join(dir, "reference.log"),
+		"-counters", "cat " + counters, "-o", path, "--", "sh", script}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := readPerf(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RequestsPerS != 550 || p.ReportedRequestsPerS != 400 {
+		t.Errorf("requests/s %v (reported %v), want 550 (6000 in 20 s and 4000 in 16 s; reported 400)", p.RequestsPerS, p.ReportedRequestsPerS)
+	}
+	if got := p.RunStatements["stmt.SELECT"]; p.WarmupRequests != 1000 || got != 1.5 {
+		t.Errorf("%v statements per request over %d warm-up requests, want 1.5 over 11,000 requests (1,000 of them in the warm-ups)", got, p.WarmupRequests)
+	}
+}
