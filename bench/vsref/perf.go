@@ -25,10 +25,10 @@ import (
 // warm-up, which for the reference also leaves the JIT's start out), its
 // peak resident memory, and each op's mean and p99 latency.
 type Perf struct {
-	Label        string  `json:"label"`
-	Requesters   int     `json:"requesters"`
-	Requests     int64   `json:"requests"`
-	Seconds      float64 `json:"seconds"` // of the measured phase, as the driver reports it
+	Label      string  `json:"label"`
+	Requesters int     `json:"requesters"`
+	Requests   int64   `json:"requests"`
+	Seconds    float64 `json:"seconds"` // of the measured phase, as the driver reports it
 	// RequestsPerS is the measured requests a second. The reference's
 	// summary line divides its requests by a phase that also holds its
 	// requesters' start (opening their connections before their warm-ups
@@ -37,10 +37,10 @@ type Perf struct {
 	// prints for them; ReportedRequestsPerS keeps the summary's figure.
 	RequestsPerS         float64 `json:"requests_per_sec"`
 	ReportedRequestsPerS float64 `json:"reported_requests_per_sec,omitempty"`
-	CPUSec       float64 `json:"cpu_sec"` // user + system over the measured window
-	WindowSec    float64 `json:"window_sec"`
-	CPUPerReqUs  float64 `json:"cpu_per_request_us"`
-	PeakRSSKB    int64   `json:"peak_rss_kb"`
+	CPUSec               float64 `json:"cpu_sec"` // user + system over the measured window
+	WindowSec            float64 `json:"window_sec"`
+	CPUPerReqUs          float64 `json:"cpu_per_request_us"`
+	PeakRSSKB            int64   `json:"peak_rss_kb"`
 	// The server's processes' CPU per request and the share of the
 	// machine's CPU left idle, over a window that starts with the measured
 	// one and ends before either driver closes its connections (a backend
@@ -63,8 +63,8 @@ type Perf struct {
 	// check compares these.
 	RunStatements map[string]float64 `json:"run_statements_per_request,omitempty"`
 	// WarmupRequests are the reference's requests in its warm-ups.
-	WarmupRequests int64 `json:"warmup_requests,omitempty"`
-	Ops            map[string]OpPerf  `json:"ops"`
+	WarmupRequests int64             `json:"warmup_requests,omitempty"`
+	Ops            map[string]OpPerf `json:"ops"`
 	// Sched is what woke the server's and the driver's threads over a
 	// slice at the start of the measured window and how long each then
 	// waited for a core (-sched, PERF_SCHED=1), keyed "server woken by
