@@ -283,10 +283,13 @@ func perfCmd(args []string) error {
 			from, n = runA, p.Requests+p.WarmupRequests
 		}
 		if from != nil && n > 0 {
+			// A counter the server has not shown yet (PostgreSQL's
+			// statements in a database copied back just before the run)
+			// starts from zero.
 			p.RunStatements = map[string]float64{}
-			for k, v := range counterDeltas(from, runB, float64(n)) {
-				if slices.Contains(statementCounters, k) || slices.Contains(transactionCounters, k) {
-					p.RunStatements[k] = v
+			for _, k := range slices.Concat(statementCounters, transactionCounters) {
+				if b, ok := runB[k]; ok && b != from[k] {
+					p.RunStatements[k] = (b - from[k]) / float64(n)
 				}
 			}
 		}
