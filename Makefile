@@ -8,7 +8,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: build run test test-unit test-outage test-tidb bench vet clean
+.PHONY: build run test test-unit test-outage test-tidb bench perf-vs-reference vet clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/linkbench
@@ -36,6 +36,19 @@ test-outage:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	bash bench/driver-overhead.sh
+
+# The side-by-side table of docs/performance.md: both drivers' request
+# phases alternating on PostgreSQL, InnoDB and MyRocks at 1, 4, 16 and 64
+# requesters, 3 rounds each (about 70 minutes on 2 cores). REF is the
+# reference's source (git clone https://github.com/mdcallag/linkbench),
+# built with mvn when its jar is missing; OUT keeps every run.
+REF ?= $(LINKBENCH_REF_SRC)
+OUT ?= /tmp/linkbench-perf
+perf-vs-reference:
+	OUT=$(OUT)/postgres STORES=postgres PERF_ROUNDS=3 PERF_RESTORE=1 bash bench/vs-reference.sh --perf $(REF)
+	OUT=$(OUT)/innodb STORES=mariadb PERF_ROUNDS=3 PERF_RESTORE=1 bash bench/vs-reference.sh --perf $(REF)
+	OUT=$(OUT)/myrocks STORES=mariadb-rocksdb PERF_ROUNDS=3 PERF_RESTORE=once PERF_COMPACT=1 bash bench/vs-reference.sh --perf $(REF)
+	cat $(OUT)/*/perf-tables.txt
 
 clean:
 	rm -rf bin linkbench-data linkbench-results
