@@ -22,7 +22,7 @@ func (s *Store) copy(ctx context.Context, table string, cols []string, n int, ro
 		return classify(err)
 	}
 	return classify(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		target := pgx.Identifier{s.schema, table}.Sanitize()
+		target := s.qualified(table)
 		if _, err := tx.Exec(ctx, "CREATE TEMP TABLE linkbench_replay (LIKE "+target+" INCLUDING DEFAULTS) ON COMMIT DROP"); err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func (s *Store) BeginLoad(ctx context.Context, _ store.LoadInfo) error {
 	return classify(s.underSchemaLock(ctx, "DROP INDEX IF EXISTS "+s.linkIndex()))
 }
 
-func (s *Store) linkIndex() string { return pgx.Identifier{s.schema, "id1_type"}.Sanitize() }
+func (s *Store) linkIndex() string { return s.qualified("id1_type") }
 
 // underSchemaLock runs stmt in a transaction holding the schema's advisory
 // lock (the one Init takes): the processes of a --shard load drop and

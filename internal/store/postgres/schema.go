@@ -279,7 +279,7 @@ func (s *Store) checkUsage(ctx context.Context) (bool, error) {
 		var user string
 		s.pool.QueryRow(ctx, "SELECT current_user").Scan(&user)
 		return true, graph.Schema(fmt.Errorf("user %q has no USAGE privilege on schema %s of database %s at %s, so it cannot use the tables in it; grant it (GRANT USAGE ON SCHEMA %s TO %s) or set pg_schema to a schema of its own",
-			user, s.schema, s.db, s.addr, pgx.Identifier{s.schema}.Sanitize(), pgx.Identifier{user}.Sanitize()))
+			user, s.schema, s.db, s.addr, ident.Quote(s.schema), ident.Quote(user)))
 	}
 	return true, nil
 }
