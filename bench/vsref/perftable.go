@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"sort"
@@ -418,14 +417,17 @@ func serverStatements(w io.Writer, ns []int, runs func(driver string, n int) []P
 			return median(v)
 		}
 		ends := func(rs []Perf) string {
-			c := med(rs, func(p Perf) float64 {
+			// PostgreSQL's own transaction counts where the run has them
+			// (pg_stat_statements misses most COMMITs), else the statements.
+			end := func(p Perf, stmt, xact string) float64 {
 				m := statementCounts(p)
-				return cmp.Or(m["stmt.COMMIT"]+m["status.COM_COMMIT"], m["db.xact_commit"])
-			})
-			r := med(rs, func(p Perf) float64 {
-				m := statementCounts(p)
-				return cmp.Or(m["stmt.ROLLBACK"]+m["status.COM_ROLLBACK"], m["db.xact_rollback"])
-			})
+				if v, ok := m[xact]; ok {
+					return v
+				}
+				return m["stmt."+stmt] + m["status.COM_"+stmt]
+			}
+			c := med(rs, func(p Perf) float64 { return end(p, "COMMIT", "db.xact_commit") })
+			r := med(rs, func(p Perf) float64 { return end(p, "ROLLBACK", "db.xact_rollback") })
 			return fmt.Sprintf("%.3f / %.3f", c, r)
 		}
 		rs, ls := med(ref, statementsPerRequest), med(lb, statementsPerRequest)
