@@ -9,32 +9,19 @@ import (
 	"strings"
 	"testing"
 
-	gomysql "github.com/go-sql-driver/mysql"
-
 	"github.com/linkbench/linkbench/internal/store/storetest"
 )
 
 // mysqlExec runs statements on the MariaDB test server.
 func mysqlExec(t *testing.T, db string, stmts ...string) {
 	t.Helper()
-	u := storetest.ServerURL(t, storetest.MySQLEnv)
-	rest := strings.TrimPrefix(u, "mysql://")
-	cred, hostPath, _ := strings.Cut(rest, "@")
-	user, pw, _ := strings.Cut(cred, ":")
-	host, _, _ := strings.Cut(hostPath, "/")
-	cfg := gomysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = user, pw, "tcp", host, db
-	conn, err := gomysql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := sql.OpenDB(conn)
-	defer h.Close()
-	for _, s := range stmts {
-		if _, err := h.ExecContext(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", s, err)
+	mysqlQuery(t, db, func(h *sql.DB) {
+		for _, s := range stmts {
+			if _, err := h.ExecContext(context.Background(), s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
 		}
-	}
+	})
 }
 
 // TestWrongColumnTypesRefused: tables made beforehand with a column type
