@@ -17,6 +17,15 @@ const (
 	WriteExpunge
 )
 
+// DeleteMode is the write mode of a DELETE_LINK: expunge removes the row,
+// else the link is hidden.
+func DeleteMode(expunge bool) WriteMode {
+	if expunge {
+		return WriteExpunge
+	}
+	return WriteHide
+}
+
 // CountDelta is how a link write changes the visible-link count of its
 // (id1, link_type): +1 when the link becomes visible, -1 when it stops
 // being visible, else 0. A count never goes below zero (the stores clamp).

@@ -360,12 +360,8 @@ func (s *Store) deleteLink(ctx context.Context, id1, lt, id2 int64, expunge, rep
 	defer func() { err = done(err) }()
 	l := &graph.Link{ID1: id1, LinkType: lt, ID2: id2}
 	if s.useProc {
-		mode := graph.WriteHide
-		if expunge {
-			mode = graph.WriteExpunge
-		}
 		var n int
-		n, err = s.routineWrite(ctx, l, int(mode), report)
+		n, err = s.routineWrite(ctx, l, int(graph.DeleteMode(expunge)), report)
 		existed = n == 1
 	} else {
 		err = s.linkWrite(ctx, l, func(t sqlstore.RefTx) (err error) {

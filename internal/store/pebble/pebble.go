@@ -313,11 +313,7 @@ func (s *Store) upsert(l *graph.Link) (graph.WriteResult, error) {
 
 // DeleteLink implements store.Store.
 func (s *Store) DeleteLink(_ context.Context, id1, lt, id2 int64, expunge bool) (bool, error) {
-	mode := graph.WriteHide
-	if expunge {
-		mode = graph.WriteExpunge
-	}
-	res, err := s.linkWrite(&graph.Link{ID1: id1, LinkType: lt, ID2: id2}, mode)
+	res, err := s.linkWrite(&graph.Link{ID1: id1, LinkType: lt, ID2: id2}, graph.DeleteMode(expunge))
 	if err != nil {
 		return false, fmt.Errorf("delete link %d/%d/%d: %w", id1, lt, id2, err)
 	}

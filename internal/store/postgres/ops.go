@@ -79,12 +79,8 @@ func (s *Store) UpdateLink(ctx context.Context, l *graph.Link) (graph.WriteResul
 func (s *Store) DeleteLink(ctx context.Context, id1, lt, id2 int64, expunge bool) (existed bool, err error) {
 	l := &graph.Link{ID1: id1, LinkType: lt, ID2: id2}
 	if s.useFunc {
-		mode := graph.WriteHide
-		if expunge {
-			mode = graph.WriteExpunge
-		}
 		var n int
-		n, err = s.routineWrite(ctx, l, int(mode))
+		n, err = s.routineWrite(ctx, l, int(graph.DeleteMode(expunge)))
 		existed = n == 1
 	} else {
 		err = s.refWrite(ctx, l, func(st sqlstore.RefTx) (err error) {
