@@ -15,8 +15,9 @@
 // its ids written in, as the reference's does. With link_writes = routine
 // a link write is one CALL of a stored procedure that init creates
 // (proc.go). Deadlocks (1213), lock-wait timeouts (1205) and failed
-// commits (1180) are transient. Bulk loads use LOAD DATA, or multi-row
-// INSERTs.
+// commits (1180) are transient. Bulk loads send nodes, links and counts
+// with LOAD DATA LOCAL INFILE, or multi-row INSERTs where the server
+// refuses it (and on TiDB).
 //
 // Keys: url (mysql://user:pass@host:port/db or a go-sql-driver DSN), host,
 // port (3306), user, password, dbid / dbprefix, mysql_engine, mysql_partitions,

@@ -603,15 +603,16 @@ func testBulk(t *testing.T, s store.Store) {
 	for id := int64(1); id <= 1000; id += 3 {
 		nodes = append(nodes, graph.Node{ID: id, Type: graph.NodeType, Version: 1, Time: 7, Data: []byte{byte(id)}})
 	}
-	if err := lo.LoadNodes(ctx, nodes); err != nil {
-		t.Fatal(err)
-	}
-	links := []graph.Link{link(20, 21, 1, 5, "a"), link(20, 22, 1, 6, "b"), link(20, 23, 1, 7, "c")}
-	// Bulk paths must carry every byte value too (tabs, newlines, NUL, quotes, backslashes).
+	// Bulk paths must carry every byte value (tabs, newlines, NUL, quotes, backslashes).
 	binary := make([]byte, 255)
 	for i := range binary {
 		binary[i] = byte(255 - i)
 	}
+	nodes[len(nodes)-1].Data = binary
+	if err := lo.LoadNodes(ctx, nodes); err != nil {
+		t.Fatal(err)
+	}
+	links := []graph.Link{link(20, 21, 1, 5, "a"), link(20, 22, 1, 6, "b"), link(20, 23, 1, 7, "c")}
 	links[1].Data = binary
 	if err := lo.LoadLinks(ctx, links); err != nil {
 		t.Fatal(err)
@@ -632,9 +633,14 @@ func testBulk(t *testing.T, s store.Store) {
 	if len(ls) != 3 || ls[0].ID2 != 23 || !bytes.Equal(ls[1].Data, binary) {
 		t.Fatalf("loaded list %+v", ls)
 	}
-	got, ok, _ := s.GetNode(ctx, graph.NodeType, 997)
-	if !ok || got.Data[0] != byte(997%256) {
-		t.Fatal("loaded node 997 missing")
+	// Every loaded node with its payload: among them a tab (265), a
+	// newline (10), NUL (256), a backslash (604) and all 255 byte values
+	// (the last node).
+	for _, want := range nodes {
+		got, ok, err := s.GetNode(ctx, graph.NodeType, want.ID)
+		if err != nil || !ok || !bytes.Equal(got.Data, want.Data) || got.Version != want.Version || got.Time != want.Time {
+			t.Fatalf("loaded node %d: %+v %v %v, want %+v", want.ID, got, ok, err, want)
+		}
 	}
 	n := graph.Node{Type: graph.NodeType, Version: 1, Time: 1}
 	id := must[int64](t, "AddNode")(s.AddNode(ctx, &n))
