@@ -212,7 +212,15 @@ func (s *Store) UpdateMeta(ctx context.Context, set map[string]string, deletePre
 		}
 	}
 	for k, v := range set {
-		if _, err := s.meta.UpdateOne(ctx, byID(keyDocPrefix+k), bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: v}}}}, upsertOne); err != nil {
+		filter, update := byID(keyDocPrefix+k), bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: v}}}}
+		_, err := s.meta.UpdateOne(ctx, filter, update, upsertOne)
+		if mongo.IsDuplicateKeyError(err) {
+			// A concurrent upsert of the same new key inserted it first
+			// (both missed it): the document exists now, so this one
+			// updates it.
+			_, err = s.meta.UpdateOne(ctx, filter, update, upsertOne)
+		}
+		if err != nil {
 			return classify(err)
 		}
 	}
