@@ -81,24 +81,23 @@ func insertVerb(ctx context.Context) string {
 
 // LoadNodes implements store.BulkLoader.
 func (s *Store) LoadNodes(ctx context.Context, nodes []graph.Node) error {
-	if ok, err := s.tryInfile(func() error { return s.loadNodesInfile(ctx, nodes) }); ok {
-		if err != nil {
-			return fmt.Errorf("load nodes: %w", err)
-		}
-		return nil
+	if ok, err := s.tryInfile("nodes", func() error { return s.loadNodesInfile(ctx, nodes) }); ok {
+		return err
 	}
 	return sqlstore.LoadNodes(ctx, s.insertBatched, insertVerb(ctx), q(s.t.Node), nodes)
 }
 
-// tryInfile runs load, a LOAD DATA LOCAL INFILE, unless the server has
-// refused those; ok is false when it has (now or before), and the caller
-// writes with INSERTs instead.
-func (s *Store) tryInfile(load func() error) (ok bool, err error) {
+// tryInfile runs load, a LOAD DATA LOCAL INFILE of what, unless the
+// server has refused those; ok is false when it has (now or before), and
+// the caller writes with INSERTs instead.
+func (s *Store) tryInfile(what string, load func() error) (ok bool, err error) {
 	if s.noInfile.Load() {
 		return false, nil
 	}
-	if err := load(); err == nil || !isInfileRefused(err) {
-		return true, err
+	if err := load(); err == nil {
+		return true, nil
+	} else if !isInfileRefused(err) {
+		return true, fmt.Errorf("load %s: %w", what, err)
 	}
 	s.noInfile.Store(true) // the server refuses LOCAL INFILE: use INSERTs
 	return false, nil
@@ -106,22 +105,16 @@ func (s *Store) tryInfile(load func() error) (ok bool, err error) {
 
 // LoadLinks implements store.BulkLoader.
 func (s *Store) LoadLinks(ctx context.Context, links []graph.Link) error {
-	if ok, err := s.tryInfile(func() error { return s.loadLinksInfile(ctx, links) }); ok {
-		if err != nil {
-			return fmt.Errorf("load links: %w", err)
-		}
-		return nil
+	if ok, err := s.tryInfile("links", func() error { return s.loadLinksInfile(ctx, links) }); ok {
+		return err
 	}
 	return sqlstore.LoadLinks(ctx, s.insertBatched, insertVerb(ctx), q(s.t.Link), links)
 }
 
 // LoadCounts implements store.BulkLoader.
 func (s *Store) LoadCounts(ctx context.Context, counts []graph.Count) error {
-	if ok, err := s.tryInfile(func() error { return s.loadCountsInfile(ctx, counts) }); ok {
-		if err != nil {
-			return fmt.Errorf("load counts: %w", err)
-		}
-		return nil
+	if ok, err := s.tryInfile("counts", func() error { return s.loadCountsInfile(ctx, counts) }); ok {
+		return err
 	}
 	return sqlstore.LoadCounts(ctx, s.insertBatched, insertVerb(ctx), q(s.t.Count), counts)
 }
