@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -16,15 +15,13 @@ import (
 )
 
 // tick is the socket's receive and send timeout: how often a read or write
-// that waits returns to look at its deadline. Its other purpose is that a
-// socket with a timeout is not restarted after a signal, so the runtime's
-// preemption signal interrupts a wait.
+// that waits returns to look at its deadline.
 const tick = 250 * time.Millisecond
 
 // blockingConn is a connected socket in blocking mode, read and written
-// with system calls the runtime does not account as such (see the package
-// comment). It is safe for one reader and one writer at a time, plus Close
-// and the deadline setters from any goroutine, like a net.Conn.
+// with system calls that wait in the kernel (see the package comment). It
+// is safe for one reader and one writer at a time, plus Close and the
+// deadline setters from any goroutine, like a net.Conn.
 type blockingConn struct {
 	fd            int
 	network       string
@@ -46,6 +43,9 @@ type blockingConn struct {
 	// arming allocates nothing. last is only touched by Arm's caller.
 	armed atomic.Pointer[doneCh]
 	last  *doneCh
+
+	// interrupts counts the waits a signal cut short (EINTR).
+	interrupts atomic.Int64
 }
 
 type doneCh struct{ c <-chan struct{} }
@@ -227,8 +227,16 @@ func (c *blockingConn) Write(b []byte) (int, error) {
 
 // rw makes one read or write system call that transfers at least a byte
 // (or reports end of stream), waiting in the kernel. It returns to the
-// runtime when a signal interrupts it (so the goroutine can be preempted)
-// and at every tick to look at the deadline.
+// runtime at every tick to look at the deadline, and when a signal
+// interrupts the call.
+//
+// The call is one the runtime accounts as a system call (syscall.Syscall6,
+// not RawSyscall6): the goroutine is in the syscall state while it waits,
+// so the garbage collector scans its stack where it is. A raw call looks
+// to the runtime like a goroutine that runs: every collection and every
+// preemption must interrupt it with a signal and wait for it to yield,
+// which on a busy machine stretched mark phases from milliseconds to
+// seconds and held goroutines in GC assists mid-COPY (docs/performance.md).
 //
 // Writes use send(2) with MSG_NOSIGNAL: a server that went away makes the
 // write fail with EPIPE instead of raising SIGPIPE.
@@ -246,21 +254,20 @@ func (c *blockingConn) rw(write bool, b []byte, deadline *atomic.Int64) (int, er
 		if passed(deadline) || c.interrupted() {
 			return 0, c.opError(op, os.ErrDeadlineExceeded)
 		}
-		n, _, errno := syscall.RawSyscall6(trap, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), flags, 0, 0)
+		n, _, errno := syscall.Syscall6(trap, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), flags, 0, 0)
 		switch errno {
 		case 0:
 			return int(n), nil
 		case syscall.EINTR, syscall.EAGAIN:
-			// A tick passed, or the runtime wants this goroutine
-			// (preemption, a stop of the world for the collector): look at
-			// the deadline, let the runtime have its way, wait again. A
-			// restarted read waits a whole tick again, so the deadline is
-			// checked here and not left to the socket's timeout.
+			// A tick passed, or a signal arrived: look at the deadline,
+			// wait again. A restarted read waits a whole tick again, so the
+			// deadline is checked here and not left to the socket's
+			// timeout.
+			if errno == syscall.EINTR {
+				c.interrupts.Add(1)
+			}
 			if passed(deadline) || c.interrupted() {
 				return 0, c.opError(op, os.ErrDeadlineExceeded)
-			}
-			if errno == syscall.EINTR {
-				runtime.Gosched()
 			}
 		default:
 			if c.closed.Load() {

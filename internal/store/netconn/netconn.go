@@ -9,17 +9,17 @@
 // leaves its spin) to run the goroutine, and the thread that ran it looks
 // for work before it sleeps again. On a machine with few cores and few
 // requesters that bookkeeping costs more CPU than the query's own system
-// calls. A blocking connection instead reads with a plain read(2) that the
-// runtime does not see as a system call: the goroutine keeps its thread and
-// its P while the kernel holds it, and the kernel wakes that very thread
-// when the answer arrives. The price is one P per waiting connection, so the
-// caller reserves them (Reserve), and more threads than cores when many
-// requesters wait at once, where the poller is cheaper again.
+// calls. A blocking connection instead waits in read(2) on its own thread:
+// the kernel wakes that very thread when the answer arrives, and it takes
+// back the P it left in the system-call state (the runtime's monitor leaves
+// such a P alone while the wait is short and other Ps are idle). The price
+// is one P per waiting connection, so the caller reserves them (Reserve),
+// and more threads than cores when many requesters wait at once, where the
+// poller is cheaper again.
 //
-// The runtime can still preempt a goroutine that waits: the socket has a
-// receive timeout, so the signal the runtime sends to preempt it (or to stop
-// the world for the garbage collector) interrupts the read instead of
-// restarting it, and the goroutine yields before it reads again.
+// The wait is a system call the runtime accounts as one, so the garbage
+// collector scans a waiting goroutine's stack where it is, and neither a
+// collection nor a preemption has to interrupt the read.
 package netconn
 
 import (

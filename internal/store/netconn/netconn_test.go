@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -194,8 +195,8 @@ func TestCloseWakesBlockedRead(t *testing.T) {
 	}
 }
 
-// A goroutine waiting in the kernel holds its P; the collector must still
-// be able to stop the world (the preemption signal interrupts the read).
+// Goroutines waiting in the kernel, one per reserved P: the collector must
+// still be able to stop the world and finish a cycle.
 func TestCollectorStopsBlockedReaders(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	release := Reserve(4)
@@ -225,6 +226,63 @@ func TestCollectorStopsBlockedReaders(t *testing.T) {
 			t.Fatalf("reader got %q", s)
 		}
 	}
+}
+
+// A goroutine waiting in a read is in the system-call state, so the
+// collector scans its stack without interrupting the read. With a raw
+// system call the runtime took it for a running goroutine: every
+// collection and preemption cut the wait short with a signal, and on a
+// busy machine mark phases waited seconds for the readers to yield while
+// a load's COPY stood still mid-stream.
+func TestCollectorLeavesWaitingReadsAlone(t *testing.T) {
+	c, s := pair(t, "tcp")
+	bc := c.(*blockingConn)
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		got <- err
+	}()
+	if !eventually(10*time.Second, waitsInSyscall) {
+		t.Fatal("the waiting reader never showed in the system-call state: the runtime takes it for running, so the collector must interrupt it")
+	}
+	before := bc.interrupts.Load()
+	const collections = 50
+	for range collections {
+		runtime.GC()
+	}
+	n := bc.interrupts.Load() - before
+	s.Write([]byte{1})
+	if err := <-got; err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	// Any other signal to the process may land on the reader's thread,
+	// rarely: a few are tolerated, one per collection is the bug.
+	if n > 3 {
+		t.Fatalf("%d collections interrupted the waiting read %d times", collections, n)
+	}
+}
+
+// waitsInSyscall reports whether a goroutine waits in the system-call
+// state inside a blocking connection's read or write.
+func waitsInSyscall() bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, " [syscall") && strings.Contains(g, "(*blockingConn).rw") {
+			return true
+		}
+	}
+	return false
+}
+
+// eventually reports whether cond holds within d, looking every few ms.
+func eventually(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
 }
 
 func TestReserve(t *testing.T) {
